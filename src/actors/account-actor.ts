@@ -1,0 +1,188 @@
+// AccountActor: plan, API key, credits and the per-minute windows of one account. It is the single
+// place where admission is decided, so every front tier in front of the same shards enforces one
+// shared limit. Records are cached in memory because admission must read its own writes at once.
+import type { Plan } from '../config/plans.js';
+import { fail } from '../errors/registry.js';
+import { hashesEqual, sha256Hex } from '../security/credentials.js';
+import type { AccountCommand, Meter } from './commands.js';
+import type { ActorContext } from './context.js';
+import { toAccountView, type AccountRecord, type AccountView } from './model.js';
+
+export interface RateState {
+  limit: number;
+  remaining: number;
+  reset_s: number;
+}
+
+export interface Admission {
+  account: AccountView;
+  rate: RateState;
+  /** Present for tool calls: the credits left after this one. */
+  credits_left?: number;
+}
+
+interface Window {
+  minute: number;
+  rest: number;
+  ops: number;
+}
+
+export function utcMonth(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
+
+export class AccountActor {
+  private readonly cache = new Map<string, AccountRecord>();
+  private readonly windows = new Map<string, Window>();
+
+  constructor(private readonly ctx: ActorContext) {}
+
+  handle(cmd: AccountCommand): unknown {
+    switch (cmd.type) {
+      case 'account.create':
+        return this.create(cmd);
+      case 'account.get':
+        return toAccountView(this.load(cmd.accountId));
+      case 'account.set_plan':
+        return this.update(cmd.accountId, (r) => ({ ...r, plan: cmd.plan }));
+      case 'account.rotate_key':
+        return this.update(cmd.accountId, (r) => ({ ...r, key_hash: sha256Hex(cmd.key), key_sealed: this.ctx.sealer.seal(cmd.key) }));
+      case 'account.admit':
+        return this.admit(cmd.accountId, cmd.credentialHash, cmd.credential, cmd.meter);
+      case 'account.usage':
+        return this.usage(cmd.accountId);
+      case 'account.api_key':
+        return this.ctx.sealer.open(this.load(cmd.accountId).key_sealed);
+    }
+  }
+
+  plan(record: AccountRecord): Plan {
+    return this.ctx.config.plans[record.plan];
+  }
+
+  private async create(cmd: Extract<AccountCommand, { type: 'account.create' }>): Promise<AccountView> {
+    const record: AccountRecord = {
+      id: cmd.id,
+      name: cmd.name,
+      plan: cmd.plan,
+      key_hash: sha256Hex(cmd.key),
+      key_sealed: this.ctx.sealer.seal(cmd.key),
+      created_at: cmd.created_at,
+      credits_month: utcMonth(this.ctx.now()),
+      credits_used: 0,
+    };
+    await this.ctx.store.transaction(() => {
+      if (this.ctx.store.accounts.get(cmd.id)) fail('internal', 'account id collision');
+      this.ctx.store.accounts.put(cmd.id, record);
+    });
+    this.cache.set(record.id, record);
+    return toAccountView(record);
+  }
+
+  private load(id: string): AccountRecord {
+    let record = this.cache.get(id);
+    if (!record) {
+      record = this.ctx.store.accounts.get(id);
+      if (!record) fail('not_found', `No account ${id}`);
+      this.cache.set(id, record);
+    }
+    return record;
+  }
+
+  private async update(id: string, change: (r: AccountRecord) => AccountRecord): Promise<AccountView> {
+    const next = change(this.load(id));
+    this.cache.set(id, next);
+    await this.ctx.store.accounts.put(id, next);
+    return toAccountView(next);
+  }
+
+  private window(id: string): Window {
+    const minute = Math.floor(this.ctx.now() / 60_000);
+    let w = this.windows.get(id);
+    if (!w || w.minute !== minute) {
+      w = { minute, rest: 0, ops: 0 };
+      this.windows.set(id, w);
+    }
+    return w;
+  }
+
+  private resetSeconds(): number {
+    return Math.max(1, Math.ceil((60_000 - (this.ctx.now() % 60_000)) / 1000));
+  }
+
+  /** Fresh credits at the start of each UTC month. */
+  private currentCredits(record: AccountRecord): AccountRecord {
+    const month = utcMonth(this.ctx.now());
+    if (record.credits_month === month) return record;
+    const next = { ...record, credits_month: month, credits_used: 0 };
+    this.cache.set(record.id, next);
+    void this.ctx.store.accounts.put(record.id, next);
+    return next;
+  }
+
+  admit(accountId: string, credentialHash: string, credential: 'api_key' | 'access_token', meter: Meter): Admission {
+    let record: AccountRecord;
+    try {
+      record = this.load(accountId);
+    } catch {
+      fail('unauthorized', 'The API key is invalid');
+    }
+    if (credential === 'api_key' && !hashesEqual(record.key_hash, credentialHash)) fail('unauthorized', 'The API key is invalid');
+    const plan = this.plan(record);
+    const w = this.window(accountId);
+    const reset_s = this.resetSeconds();
+    let credits_left: number | undefined;
+    if (meter.kind === 'tool') {
+      if (!plan.toolExecution) {
+        fail('plan_required', `MCP is not available on the ${plan.title} plan`, { upgrade: 'Growth required', plan: plan.name });
+      }
+      if (w.ops >= plan.opsPerMinute) {
+        fail('rate_limited', `Rate limit exceeded (${plan.opsPerMinute} ops per minute on ${plan.title})`, {
+          retry_after_s: reset_s, limit: plan.opsPerMinute, remaining: 0, reset_s,
+        });
+      }
+      record = this.currentCredits(record);
+      const left = plan.monthlyCredits - record.credits_used;
+      if (meter.credits > left) {
+        fail('credits_exhausted', 'Monthly credit allocation exhausted', { credits_left: Math.max(0, left) });
+      }
+      w.ops++;
+      const next = { ...record, credits_used: record.credits_used + meter.credits };
+      this.cache.set(accountId, next);
+      void this.ctx.store.accounts.put(accountId, next);
+      credits_left = plan.monthlyCredits - next.credits_used;
+      return { account: toAccountView(next), rate: { limit: plan.opsPerMinute, remaining: plan.opsPerMinute - w.ops, reset_s }, credits_left };
+    }
+    if (meter.kind === 'rest') {
+      if (w.rest >= plan.restPerMinute) {
+        fail('rate_limited', `Rate limit exceeded (${plan.restPerMinute} requests per minute on ${plan.title})`, {
+          retry_after_s: reset_s, limit: plan.restPerMinute, remaining: 0, reset_s,
+        });
+      }
+      w.rest++;
+    }
+    return { account: toAccountView(record), rate: { limit: plan.restPerMinute, remaining: Math.max(0, plan.restPerMinute - w.rest), reset_s } };
+  }
+
+  private usage(accountId: string) {
+    const record = this.currentCredits(this.load(accountId));
+    const plan = this.plan(record);
+    const w = this.window(accountId);
+    return {
+      plan: plan.name,
+      limits: {
+        tool_execution: plan.toolExecution,
+        ops_per_minute: plan.opsPerMinute,
+        concurrent_sessions: plan.concurrentSessions,
+        requests_per_minute: plan.restPerMinute,
+        custom_domains: plan.customDomains,
+        webhooks: plan.webhooks,
+        monthly_credits: plan.monthlyCredits,
+      },
+      ops_this_minute: w.ops,
+      requests_this_minute: w.rest,
+      credits_used: record.credits_used,
+      credits_left: Math.max(0, plan.monthlyCredits - record.credits_used),
+    };
+  }
+}

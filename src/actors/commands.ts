@@ -1,0 +1,87 @@
+// Every command an actor understands, as a discriminated union. The front tier packs one into an
+// envelope and routes it by `routeKey()`; the shard unpacks it and dispatches on `type`.
+import type { PlanName } from '../config/plans.js';
+import type { ParsedMessage } from './model.js';
+
+/** How a request is metered at admission: REST calls, tool calls, or neither. */
+export type Meter =
+  | { kind: 'rest' }
+  | { kind: 'tool'; credits: number }
+  | { kind: 'none' };
+
+export type AccountCommand =
+  | { type: 'account.create'; id: string; name: string | null; plan: PlanName; key: string; created_at: string }
+  | { type: 'account.get'; accountId: string }
+  | { type: 'account.set_plan'; accountId: string; plan: PlanName }
+  | { type: 'account.rotate_key'; accountId: string; key: string }
+  | { type: 'account.admit'; accountId: string; credentialHash: string; credential: 'api_key' | 'access_token'; meter: Meter }
+  | { type: 'account.usage'; accountId: string }
+  | { type: 'account.api_key'; accountId: string };
+
+export type InboxCommand =
+  | { type: 'inbox.create'; accountId: string; address: string; domain: string }
+  | { type: 'inbox.get'; accountId: string; address: string }
+  | { type: 'inbox.delete'; accountId: string; address: string }
+  | { type: 'inbox.list'; accountId: string }
+  | { type: 'inbox.delete_by_domain'; accountId: string; domain: string }
+  | { type: 'inbox.accepts'; address: string }
+  | { type: 'inbox.deliver'; address: string; message: ParsedMessage; raw: Uint8Array };
+
+export type MessageCommand =
+  | { type: 'message.list'; accountId: string; address: string; limit: number; unreadOnly: boolean }
+  | { type: 'message.get'; accountId: string; address: string; id: string; markRead: boolean }
+  | { type: 'message.latest'; accountId: string; address: string }
+  | { type: 'message.raw'; accountId: string; address: string; id: string }
+  | { type: 'message.delete'; accountId: string; address: string; id: string }
+  | {
+      type: 'message.wait';
+      accountId: string;
+      address: string;
+      /** Answer with the first message newer than this id; without it, the next one to arrive. */
+      since: string | null;
+      /** 'code': only a message with an otp or a verification link answers. */
+      match: 'any' | 'code';
+      timeoutMs: number;
+    };
+
+export type DomainCommand =
+  | { type: 'domain.add'; accountId: string; domain: string }
+  | { type: 'domain.list'; accountId: string }
+  | { type: 'domain.get'; accountId: string; domain: string }
+  | { type: 'domain.mark_verified'; accountId: string; domain: string }
+  | { type: 'domain.delete'; accountId: string; domain: string }
+  | { type: 'domain.verified_for'; accountId: string; domain: string };
+
+export type ShardCommand = { type: 'shard.stats' } | { type: 'shard.ping' };
+
+export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | ShardCommand;
+export type CommandType = Command['type'];
+
+/** The key a command is routed by, or null for commands that go to every shard. */
+export function routeKey(command: Command): string | null {
+  switch (command.type) {
+    case 'account.create':
+      return command.id;
+    case 'account.get':
+    case 'account.set_plan':
+    case 'account.rotate_key':
+    case 'account.admit':
+    case 'account.usage':
+    case 'account.api_key':
+      return command.accountId;
+    case 'domain.add':
+    case 'domain.get':
+    case 'domain.mark_verified':
+    case 'domain.delete':
+    case 'domain.verified_for':
+      return command.domain;
+    case 'domain.list':
+    case 'inbox.list':
+    case 'inbox.delete_by_domain':
+    case 'shard.stats':
+    case 'shard.ping':
+      return null;
+    default:
+      return command.address;
+  }
+}

@@ -1,0 +1,235 @@
+// InboxActor: an inbox, its messages and their raw sources, and the long-polls parked on it.
+// Delivery commits the message, then wakes the waiters of that inbox on this same shard.
+import { fail, MailcueError } from '../errors/registry.js';
+import { prefixRange } from '../storage/shard-store.js';
+import { newMessageId } from '../util/ids.js';
+import type { InboxCommand, MessageCommand } from './commands.js';
+import type { ActorContext, RequestScope } from './context.js';
+import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from './model.js';
+
+export type WaitResult = { timed_out: false; message: MessageRecord } | { timed_out: true; message: null };
+
+export class InboxActor {
+  /** Hooks run after a delivery commits (webhook outbox, metrics). */
+  readonly afterDeliver: ((message: MessageRecord, inbox: InboxRecord) => void)[] = [];
+
+  constructor(private readonly ctx: ActorContext) {}
+
+  handle(cmd: InboxCommand | MessageCommand, scope: RequestScope): unknown {
+    switch (cmd.type) {
+      case 'inbox.create':
+        return this.create(cmd.accountId, cmd.address, cmd.domain);
+      case 'inbox.get':
+        return toInboxView(this.owned(cmd.accountId, cmd.address));
+      case 'inbox.delete':
+        return this.remove(cmd.accountId, cmd.address);
+      case 'inbox.list':
+        return this.list(cmd.accountId);
+      case 'inbox.delete_by_domain':
+        return this.removeDomain(cmd.accountId, cmd.domain);
+      case 'inbox.accepts':
+        return this.ctx.store.inboxes.get(cmd.address)?.account_id ?? null;
+      case 'inbox.deliver':
+        return this.deliver(cmd.address, cmd);
+      case 'message.list':
+        return this.listMessages(cmd.accountId, cmd.address, cmd.limit, cmd.unreadOnly);
+      case 'message.latest':
+        this.owned(cmd.accountId, cmd.address);
+        return this.newest(cmd.address) ?? null;
+      case 'message.get':
+        return this.getMessage(cmd.accountId, cmd.address, cmd.id, cmd.markRead);
+      case 'message.raw':
+        this.message(cmd.accountId, cmd.address, cmd.id);
+        return this.ctx.store.raw.getBinary([cmd.address, cmd.id]) ?? fail('message_not_found', `No message ${cmd.id}`);
+      case 'message.delete':
+        return this.deleteMessage(cmd.accountId, cmd.address, cmd.id);
+      case 'message.wait':
+        return this.wait(cmd, scope);
+    }
+  }
+
+  /** Another account's inbox answers exactly like a missing one, so addresses do not leak. */
+  private owned(accountId: string, address: string): InboxRecord {
+    const inbox = this.ctx.store.inboxes.get(address);
+    if (!inbox || inbox.account_id !== accountId) fail('inbox_not_found', `Inbox ${address} not found`);
+    return inbox;
+  }
+
+  private message(accountId: string, address: string, id: string): MessageRecord {
+    this.owned(accountId, address);
+    const message = this.ctx.store.messages.get([address, id]);
+    if (!message) fail('message_not_found', `Message ${id} not found in ${address}`);
+    return message;
+  }
+
+  private async create(accountId: string, address: string, domain: string): Promise<InboxView> {
+    const { store } = this.ctx;
+    const record: InboxRecord = {
+      address, domain, account_id: accountId, created_at: new Date(this.ctx.now()).toISOString(), message_count: 0, unread_count: 0,
+    };
+    await store.transaction(() => {
+      if (store.inboxes.get(address)) fail('address_taken', `The address ${address} is already taken`);
+      store.inboxes.put(address, record);
+      store.inboxesByAccount.put([accountId, address], 1);
+    });
+    return toInboxView(record);
+  }
+
+  private list(accountId: string): InboxView[] {
+    const out: InboxView[] = [];
+    for (const { key } of this.ctx.store.inboxesByAccount.getRange(prefixRange([accountId]))) {
+      const inbox = this.ctx.store.inboxes.get((key as string[])[1]!);
+      if (inbox) out.push(toInboxView(inbox));
+    }
+    return out;
+  }
+
+  private async remove(accountId: string, address: string): Promise<{ address: string }> {
+    const { store } = this.ctx;
+    await store.transaction(() => {
+      this.owned(accountId, address);
+      this.dropInbox(accountId, address);
+    });
+    this.ctx.waiters.failAll(address, new MailcueError('inbox_not_found', `Inbox ${address} was deleted`));
+    return { address };
+  }
+
+  /** Inside a transaction: the inbox record, its index entry, messages and raw sources. */
+  private dropInbox(accountId: string, address: string): void {
+    const { store } = this.ctx;
+    for (const key of store.messages.getKeys(prefixRange([address]))) {
+      store.messages.remove(key);
+      store.raw.remove(key);
+    }
+    store.inboxes.remove(address);
+    store.inboxesByAccount.remove([accountId, address]);
+  }
+
+  private async removeDomain(accountId: string, domain: string): Promise<string[]> {
+    const { store } = this.ctx;
+    const removed = await store.transaction(() => {
+      const addresses: string[] = [];
+      for (const { key } of store.inboxesByAccount.getRange(prefixRange([accountId]))) {
+        const address = (key as string[])[1]!;
+        if (address.endsWith(`@${domain}`)) addresses.push(address);
+      }
+      for (const address of addresses) this.dropInbox(accountId, address);
+      return addresses;
+    });
+    for (const address of removed) this.ctx.waiters.failAll(address, new MailcueError('inbox_not_found', `Inbox ${address} was deleted`));
+    return removed;
+  }
+
+  private async deliver(address: string, cmd: Extract<InboxCommand, { type: 'inbox.deliver' }>): Promise<{ id: string }> {
+    const { store } = this.ctx;
+    let inbox!: InboxRecord;
+    const message: MessageRecord = {
+      ...cmd.message, id: newMessageId(this.ctx.now()), inbox: address, date: new Date(this.ctx.now()).toISOString(), read: false,
+    };
+    await store.transaction(() => {
+      const current = store.inboxes.get(address);
+      if (!current) fail('inbox_not_found', `Inbox ${address} not found`);
+      inbox = { ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 };
+      store.inboxes.put(address, inbox);
+      store.messages.put([address, message.id], message);
+      store.raw.put([address, message.id], Buffer.from(cmd.raw.buffer, cmd.raw.byteOffset, cmd.raw.byteLength));
+      for (const hook of this.afterDeliver) hook(message, inbox);
+    });
+    this.ctx.waiters.deliver(address, message);
+    return { id: message.id };
+  }
+
+  private newest(address: string): MessageRecord | undefined {
+    const { start, end } = prefixRange([address]);
+    for (const { value } of this.ctx.store.messages.getRange({ start: end, end: start, reverse: true, limit: 1 })) return value;
+    return undefined;
+  }
+
+  private listMessages(accountId: string, address: string, limit: number, unreadOnly: boolean): MessageSummary[] {
+    this.owned(accountId, address);
+    const { start, end } = prefixRange([address]);
+    const out: MessageSummary[] = [];
+    for (const { value } of this.ctx.store.messages.getRange({ start: end, end: start, reverse: true })) {
+      if (unreadOnly && value.read) continue;
+      out.push(toSummary(value));
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  private async getMessage(accountId: string, address: string, id: string, markRead: boolean): Promise<MessageRecord> {
+    const message = this.message(accountId, address, id);
+    if (!markRead || message.read) return message;
+    const { store } = this.ctx;
+    return store.transaction(() => {
+      const current = store.messages.get([address, id]);
+      const inbox = store.inboxes.get(address);
+      if (!current || !inbox) fail('message_not_found', `Message ${id} not found in ${address}`);
+      if (current.read) return current;
+      const next = { ...current, read: true };
+      store.messages.put([address, id], next);
+      store.inboxes.put(address, { ...inbox, unread_count: Math.max(0, inbox.unread_count - 1) });
+      return next;
+    });
+  }
+
+  private async deleteMessage(accountId: string, address: string, id: string): Promise<{ id: string }> {
+    const { store } = this.ctx;
+    await store.transaction(() => {
+      const message = this.message(accountId, address, id);
+      const inbox = store.inboxes.get(address)!;
+      store.messages.remove([address, id]);
+      store.raw.remove([address, id]);
+      store.inboxes.put(address, {
+        ...inbox, message_count: Math.max(0, inbox.message_count - 1), unread_count: Math.max(0, inbox.unread_count - (message.read ? 0 : 1)),
+      });
+    });
+    return { id };
+  }
+
+  /** The first message newer than `since` that matches, if one is already stored. */
+  private firstAfter(address: string, since: string, match: 'any' | 'code'): MessageRecord | undefined {
+    const { end } = prefixRange([address]);
+    for (const { key, value } of this.ctx.store.messages.getRange({ start: [address, since], end })) {
+      if ((key as string[])[1] === since) continue;
+      if (match === 'any' || value.otp !== null || value.verification_link !== null) return value;
+    }
+    return undefined;
+  }
+
+  private wait(cmd: Extract<MessageCommand, { type: 'message.wait' }>, scope: RequestScope): WaitResult | Promise<WaitResult> {
+    this.owned(cmd.accountId, cmd.address);
+    if (cmd.since !== null) {
+      const found = this.firstAfter(cmd.address, cmd.since, cmd.match);
+      if (found) return { timed_out: false, message: found };
+    }
+    if (scope.signal.aborted) return { timed_out: true, message: null };
+    return new Promise<WaitResult>((resolve, reject) => {
+      const remove = this.ctx.waiters.park(
+        cmd.address,
+        {
+          match: cmd.match,
+          timer: undefined,
+          wake: (message) => {
+            scope.signal.removeEventListener('abort', onAbort);
+            resolve({ timed_out: false, message });
+          },
+          timeout: () => {
+            scope.signal.removeEventListener('abort', onAbort);
+            resolve({ timed_out: true, message: null });
+          },
+          fail: (err) => {
+            scope.signal.removeEventListener('abort', onAbort);
+            reject(err);
+          },
+        },
+        cmd.timeoutMs,
+      );
+      // A cancelled long-poll frees its waiter at once; nobody reads the answer.
+      const onAbort = () => {
+        if (remove()) resolve({ timed_out: true, message: null });
+      };
+      scope.signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}

@@ -1,0 +1,109 @@
+// The records the actors keep in LMDB and the shapes they answer with. Field names follow the
+// public API (snake_case) so that a record can be answered without renaming.
+import type { PlanName } from '../config/plans.js';
+
+export interface AccountRecord {
+  id: string;
+  name: string | null;
+  plan: PlanName;
+  key_hash: string;
+  /** The API key sealed with the master key (it signs webhooks). */
+  key_sealed: Uint8Array;
+  created_at: string;
+  /** UTC month the credit counter belongs to, "2026-11". */
+  credits_month: string;
+  credits_used: number;
+}
+
+/** What an account looks like outside its shard: no secrets. */
+export interface AccountView {
+  id: string;
+  name: string | null;
+  plan: PlanName;
+  created_at: string;
+}
+
+export interface InboxRecord {
+  address: string;
+  domain: string;
+  account_id: string;
+  created_at: string;
+  message_count: number;
+  unread_count: number;
+}
+
+export interface InboxView {
+  address: string;
+  domain: string;
+  created_at: string;
+  message_count: number;
+  unread_count: number;
+}
+
+export interface AttachmentMeta {
+  filename: string | null;
+  content_type: string;
+  size: number;
+}
+
+export interface MessageRecord {
+  id: string;
+  inbox: string;
+  from: string;
+  to: string[];
+  subject: string;
+  date: string;
+  text: string | null;
+  html: string | null;
+  headers: Record<string, string>;
+  attachments: AttachmentMeta[];
+  otp: string | null;
+  verification_link: string | null;
+  read: boolean;
+  size: number;
+}
+
+export interface MessageSummary {
+  id: string;
+  inbox: string;
+  from: string;
+  to: string[];
+  subject: string;
+  date: string;
+  has_attachment: boolean;
+  otp: string | null;
+  verification_link: string | null;
+  read: boolean;
+}
+
+/** A parsed message as the ingress hands it to the shard (id, inbox and date are the shard's). */
+export type ParsedMessage = Omit<MessageRecord, 'id' | 'inbox' | 'date' | 'read'>;
+
+export function toSummary(m: MessageRecord): MessageSummary {
+  return {
+    id: m.id,
+    inbox: m.inbox,
+    from: m.from,
+    to: m.to,
+    subject: m.subject,
+    date: m.date,
+    has_attachment: m.attachments.length > 0,
+    otp: m.otp,
+    verification_link: m.verification_link,
+    read: m.read,
+  };
+}
+
+export function toInboxView(r: InboxRecord): InboxView {
+  return {
+    address: r.address,
+    domain: r.domain,
+    created_at: r.created_at,
+    message_count: r.message_count,
+    unread_count: r.unread_count,
+  };
+}
+
+export function toAccountView(r: AccountRecord): AccountView {
+  return { id: r.id, name: r.name, plan: r.plan, created_at: r.created_at };
+}

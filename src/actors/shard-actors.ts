@@ -1,0 +1,67 @@
+// The actors of one shard and the dispatch from a command's type to the actor that owns it.
+// The rpc layer calls `dispatch`; nothing else reaches the actors.
+import type { Config } from '../config/config.js';
+import { Sealer } from '../security/sealer.js';
+import { openShardStore, type ShardStore } from '../storage/shard-store.js';
+import { AccountActor } from './account-actor.js';
+import type { Command } from './commands.js';
+import type { ActorContext, RequestScope } from './context.js';
+import { DomainActor } from './domain-actor.js';
+import { InboxActor } from './inbox-actor.js';
+import { WaiterRegistry } from './waiters.js';
+
+export interface ShardStats {
+  shard: number;
+  parked_waiters: number;
+  inboxes: number;
+  messages: number;
+}
+
+export class ShardActors {
+  readonly ctx: ActorContext;
+  readonly accounts: AccountActor;
+  readonly inboxes: InboxActor;
+  readonly domains: DomainActor;
+
+  constructor(shardId: number, config: Config, dataDir: string, masterKey: string) {
+    const store: ShardStore = openShardStore(dataDir);
+    this.ctx = {
+      shardId, config, store, waiters: new WaiterRegistry(), sealer: new Sealer(masterKey), now: () => Date.now(),
+    };
+    this.accounts = new AccountActor(this.ctx);
+    this.inboxes = new InboxActor(this.ctx);
+    this.domains = new DomainActor(this.ctx);
+  }
+
+  dispatch(command: Command, scope: RequestScope): unknown {
+    const [family] = command.type.split('.', 1);
+    switch (family) {
+      case 'account':
+        return this.accounts.handle(command as Extract<Command, { type: `account.${string}` }>);
+      case 'inbox':
+      case 'message':
+        return this.inboxes.handle(command as Extract<Command, { type: `inbox.${string}` | `message.${string}` }>, scope);
+      case 'domain':
+        return this.domains.handle(command as Extract<Command, { type: `domain.${string}` }>);
+      case 'shard':
+        return this.stats();
+      default:
+        throw new Error(`unknown command ${command.type}`);
+    }
+  }
+
+  stats(): ShardStats {
+    return {
+      shard: this.ctx.shardId,
+      parked_waiters: this.ctx.waiters.size,
+      inboxes: (this.ctx.store.inboxes.getStats() as { entryCount: number }).entryCount,
+      messages: (this.ctx.store.messages.getStats() as { entryCount: number }).entryCount,
+    };
+  }
+
+  /** Graceful stop: answer parked waiters, then flush and close LMDB. */
+  async close(): Promise<void> {
+    this.ctx.waiters.drain();
+    await this.ctx.store.close();
+  }
+}

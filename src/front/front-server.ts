@@ -1,0 +1,75 @@
+// The front tier: one uWebSockets.js app (REST, admin, ops; the agent-tool server and OAuth join
+// it) and the SMTP ingress, both reaching the shards only through the Cluster's gRPC streams.
+import type { Config, ShardAddress } from '../config/config.js';
+import { MailcueError } from '../errors/registry.js';
+import { startSmtpIngress, type SmtpIngress } from '../ingress/smtp-ingress.js';
+import type { Logger } from '../obs/logger.js';
+import { Metrics } from '../obs/metrics.js';
+import { WorkPool } from '../pool/work-pool.js';
+import { Cluster } from '../rpc/cluster.js';
+import type { Deps } from '../services/deps.js';
+import { opsRoutes } from './http/ops-routes.js';
+import { Router } from './http/router.js';
+import { uWS, type us_listen_socket } from './http/uws.js';
+import { accountRoutes } from './rest/account-routes.js';
+import { adminRoutes } from './rest/admin-routes.js';
+import { inboxRoutes } from './rest/inbox-routes.js';
+import { sendRestError } from './rest/respond.js';
+
+export interface Front {
+  readonly httpPort: number;
+  readonly smtpPort: number;
+  readonly deps: Deps;
+  stop(): Promise<void>;
+}
+
+const SHARD_READY_TIMEOUT_MS = 30_000;
+
+export async function startFront(config: Config, shards: readonly ShardAddress[], log: Logger): Promise<Front> {
+  const metrics = new Metrics();
+  const cluster = new Cluster(shards, (command, seconds, ok) => metrics.shardCallSeconds.observe({ command, ok: ok ? '1' : '0' }, seconds));
+  await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
+  const pool = new WorkPool(config.poolThreads);
+  const deps: Deps = { config, cluster, pool, log };
+
+  const app = uWS.App();
+  const router = new Router(app, {
+    onError: (ex, err) => sendRestError(ex, err, log),
+    observe: (ex, seconds) => {
+      metrics.httpRequests.inc({ method: ex.method, route: ex.route, status: String(ex.status) });
+      metrics.httpDuration.observe({ route: ex.route }, seconds);
+    },
+  });
+  opsRoutes(router, deps, metrics);
+  adminRoutes(router, deps);
+  accountRoutes(router, deps, async () => 0);
+  inboxRoutes(router, deps);
+  router.add('any', '/*', (ex) => {
+    throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
+  });
+
+  const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
+    app.listen(config.host, config.httpPort, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${config.host}:${config.httpPort}`))));
+  });
+  const httpPort = uWS.us_socket_local_port(listenSocket);
+  let smtp: SmtpIngress;
+  try {
+    smtp = await startSmtpIngress(deps, metrics);
+  } catch (err) {
+    uWS.us_listen_socket_close(listenSocket);
+    throw err;
+  }
+  log.info({ http_port: httpPort, smtp_port: smtp.port, shards: shards.length }, 'mailcue front ready');
+
+  return {
+    httpPort,
+    smtpPort: smtp.port,
+    deps,
+    async stop() {
+      uWS.us_listen_socket_close(listenSocket);
+      await smtp.close();
+      cluster.close();
+      await pool.close();
+    },
+  };
+}

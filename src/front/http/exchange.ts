@@ -1,0 +1,163 @@
+// One HTTP request and its response on uWebSockets.js, with the library's rules kept in one place:
+// read the request synchronously, register onAborted first, cork every write made after an await,
+// never touch a response that ended or aborted.
+import { STATUS_CODES } from 'node:http';
+import { MailcueError } from '../../errors/registry.js';
+import type { HttpRequest, HttpResponse } from './uws.js';
+
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+const statusLine = (status: number) => `${status} ${STATUS_CODES[status] ?? ''}`;
+
+export class Exchange {
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly params: string[];
+  private readonly headers = new Map<string, string>();
+  private readonly extraHeaders: [string, string][] = [];
+  private readonly controller = new AbortController();
+  private finished = false;
+  private streaming = false;
+  private bodyPromise: Promise<Buffer> | null = null;
+  /** Set by the router: the route pattern, for metrics without unbounded label values. */
+  route = '';
+  status = 0;
+
+  constructor(readonly res: HttpResponse, req: HttpRequest, paramCount: number) {
+    this.method = req.getCaseSensitiveMethod().toUpperCase();
+    this.path = req.getUrl();
+    this.query = new URLSearchParams(req.getQuery() ?? '');
+    req.forEach((k, v) => this.headers.set(k, v));
+    this.params = [];
+    for (let i = 0; i < paramCount; i++) this.params.push(decodeURIComponent(req.getParameter(i) ?? ''));
+    res.onAborted(() => {
+      this.finished = true;
+      this.controller.abort();
+    });
+  }
+
+  /** Aborted when the client hangs up: long-polls hand it to the shard to free their waiter. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get closed(): boolean {
+    return this.finished;
+  }
+
+  header(name: string): string | undefined {
+    return this.headers.get(name);
+  }
+
+  setHeader(name: string, value: string): this {
+    this.extraHeaders.push([name, value]);
+    return this;
+  }
+
+  /** Reads the whole body, refusing more than `limit` bytes with payload_too_large. */
+  body(limit = MAX_JSON_BODY_BYTES): Promise<Buffer> {
+    if (this.bodyPromise) return this.bodyPromise;
+    const declared = Number(this.headers.get('content-length') ?? '0');
+    if (!(declared > 0) && !this.headers.has('transfer-encoding')) {
+      this.bodyPromise = Promise.resolve(Buffer.alloc(0));
+      return this.bodyPromise;
+    }
+    this.bodyPromise = new Promise<Buffer>((resolve, reject) => {
+      if (declared > limit) {
+        reject(new MailcueError('payload_too_large', `Request body exceeds ${limit} bytes`));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      this.res.onData((chunk, isLast) => {
+        if (size > limit) return;
+        size += chunk.byteLength;
+        if (size > limit) {
+          reject(new MailcueError('payload_too_large', `Request body exceeds ${limit} bytes`));
+          return;
+        }
+        chunks.push(Buffer.from(chunk.slice(0)));
+        if (isLast) resolve(Buffer.concat(chunks));
+      });
+    });
+    return this.bodyPromise;
+  }
+
+  async json(limit = MAX_JSON_BODY_BYTES): Promise<unknown> {
+    const raw = await this.body(limit);
+    if (raw.length === 0) return undefined;
+    try {
+      return JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new MailcueError('invalid_json', 'The request body is not valid JSON');
+    }
+  }
+
+  /** The body as a JSON object; an absent body is `{}`. */
+  async jsonObject(limit = MAX_JSON_BODY_BYTES): Promise<Record<string, unknown>> {
+    const value = await this.json(limit);
+    if (value === undefined) return {};
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new MailcueError('invalid_json', 'The request body must be a JSON object');
+    }
+    return value as Record<string, unknown>;
+  }
+
+  send(status: number, body: string | Uint8Array, contentType: string | null, headers: [string, string][] = []): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.status = status;
+    this.res.cork(() => {
+      this.res.writeStatus(statusLine(status));
+      if (contentType) this.res.writeHeader('Content-Type', contentType);
+      for (const [k, v] of this.extraHeaders) this.res.writeHeader(k, v);
+      for (const [k, v] of headers) this.res.writeHeader(k, v);
+      this.res.end(body);
+    });
+  }
+
+  sendJson(status: number, value: unknown, headers: [string, string][] = []): void {
+    this.send(status, JSON.stringify(value), 'application/json; charset=utf-8', headers);
+  }
+
+  /** Starts a streamed (chunked) response such as an SSE stream; write() then sends chunks. */
+  startStream(status: number, headers: [string, string][]): void {
+    if (this.finished || this.streaming) return;
+    this.streaming = true;
+    this.status = status;
+    this.res.cork(() => {
+      this.res.writeStatus(statusLine(status));
+      for (const [k, v] of this.extraHeaders) this.res.writeHeader(k, v);
+      for (const [k, v] of headers) this.res.writeHeader(k, v);
+      // uWS sends the head with the first write; an empty one flushes it now.
+      this.res.write('');
+    });
+  }
+
+  write(chunk: string): boolean {
+    if (this.finished) return false;
+    let ok = false;
+    this.res.cork(() => {
+      ok = this.res.write(chunk);
+    });
+    return ok;
+  }
+
+  end(chunk = ''): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.res.cork(() => this.res.end(chunk));
+  }
+
+  /** Closes the connection without a response (used only when a stream must be cut). */
+  close(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.res.close();
+  }
+
+  get isStreaming(): boolean {
+    return this.streaming;
+  }
+}

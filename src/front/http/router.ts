@@ -1,0 +1,44 @@
+// Routes on uWebSockets.js' own router. Each handler gets an Exchange; a thrown or rejected error
+// goes to the router's one error mapper, and every answered request is observed for metrics.
+import { Exchange } from './exchange.js';
+import type { TemplatedApp } from './uws.js';
+
+export type Handler = (ex: Exchange) => unknown;
+export type Method = 'get' | 'post' | 'del' | 'patch' | 'put' | 'options' | 'any';
+
+export interface RouterHooks {
+  onError(ex: Exchange, err: unknown): void;
+  observe?(ex: Exchange, seconds: number): void;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export class Router {
+  constructor(private readonly app: TemplatedApp, private readonly hooks: RouterHooks) {}
+
+  add(method: Method, pattern: string, handler: Handler): this {
+    const paramCount = (pattern.match(/\/:/g) ?? []).length;
+    const { onError, observe } = this.hooks;
+    this.app[method](pattern, (res, req) => {
+      const ex = new Exchange(res, req, paramCount);
+      ex.route = pattern;
+      // uWS delivers a body only to an onData registered before the handler returns.
+      if (BODY_METHODS.has(ex.method)) ex.body().catch(() => undefined);
+      const started = observe ? performance.now() : 0;
+      const done = () => observe?.(ex, (performance.now() - started) / 1000);
+      try {
+        const result = handler(ex);
+        if (result instanceof Promise) {
+          result.then(done, (err) => {
+            onError(ex, err);
+            done();
+          });
+        } else done();
+      } catch (err) {
+        onError(ex, err);
+        done();
+      }
+    });
+    return this;
+  }
+}

@@ -1,0 +1,88 @@
+// REST /v1/inboxes and their messages (DESIGN §3). Thin: parse, call a service, answer.
+import { toSummary } from '../../actors/model.js';
+import * as inboxes from '../../services/inboxes.js';
+import * as messages from '../../services/messages.js';
+import type { Deps } from '../../services/deps.js';
+import { intInRange, optionalBool, optionalSince, requireAddress, requireMessageId } from '../../services/validate.js';
+import { fail } from '../../errors/registry.js';
+import { admitRest } from '../auth.js';
+import type { Exchange } from '../http/exchange.js';
+import type { Router } from '../http/router.js';
+import { ok } from './respond.js';
+
+const WAIT_DEFAULT_S = 30;
+
+async function caller(deps: Deps, ex: Exchange) {
+  const admission = await admitRest(deps, ex);
+  return { accountId: admission.account.id };
+}
+
+function address(ex: Exchange, i = 0): string {
+  const value = ex.params[i];
+  const parsed = value ? (() => { try { return requireAddress(value, 'address'); } catch { return null; } })() : null;
+  // A malformed address can name no inbox of the caller's.
+  if (!parsed) fail('inbox_not_found', `Inbox ${value} not found`);
+  return parsed;
+}
+
+export function inboxRoutes(router: Router, deps: Deps): void {
+  router
+    .add('post', '/v1/inboxes', async (ex) => {
+      const who = await caller(deps, ex);
+      const body = await ex.jsonObject();
+      ok(ex, 201, { data: await inboxes.createInbox(deps, who, { address: body.address, domain: body.domain }) });
+    })
+    .add('get', '/v1/inboxes', async (ex) => {
+      const who = await caller(deps, ex);
+      const data = await inboxes.listInboxes(deps, who);
+      ok(ex, 200, { count: data.length, data });
+    })
+    .add('get', '/v1/inboxes/:address', async (ex) => {
+      const who = await caller(deps, ex);
+      ok(ex, 200, { data: await inboxes.getInbox(deps, who, address(ex)) });
+    })
+    .add('del', '/v1/inboxes/:address', async (ex) => {
+      const who = await caller(deps, ex);
+      const { address: gone } = await inboxes.deleteInbox(deps, who, address(ex));
+      ok(ex, 200, { message: `Inbox ${gone} deleted` });
+    })
+    .add('get', '/v1/inboxes/:address/messages', async (ex) => {
+      const who = await caller(deps, ex);
+      const limit = intInRange(ex.query.get('limit'), 'limit', 1, 100, 10);
+      if (!Number.isInteger(limit)) fail('invalid_parameter', 'limit must be a whole number from 1 to 100', { param: 'limit' });
+      const unreadOnly = optionalBool(ex.query.get('unread_only'), 'unread_only');
+      const data = await messages.listMessages(deps, who, address(ex), limit, unreadOnly);
+      ok(ex, 200, { count: data.length, data });
+    })
+    .add('get', '/v1/inboxes/:address/messages/wait', async (ex) => {
+      const who = await caller(deps, ex);
+      const timeoutS = intInRange(ex.query.get('timeout'), 'timeout', 10, 60, WAIT_DEFAULT_S);
+      const since = optionalSince(ex.query.get('since'));
+      const result = await messages.waitForMessage(deps, who, address(ex), { since, timeoutMs: timeoutS * 1000, match: 'any', signal: ex.signal });
+      ok(ex, 200, result.timed_out ? { timed_out: true, data: null } : { timed_out: false, data: toSummary(result.message) });
+    })
+    .add('get', '/v1/inboxes/:address/messages/:id', async (ex) => {
+      const who = await caller(deps, ex);
+      const m = await messages.getMessage(deps, who, address(ex), requireMessageId(ex.params[1], 'id'));
+      const { size: _size, ...message } = m;
+      ok(ex, 200, { data: { ...message, has_attachment: m.attachments.length > 0 } });
+    })
+    .add('get', '/v1/inboxes/:address/messages/:id/raw', async (ex) => {
+      const who = await caller(deps, ex);
+      const raw = await messages.rawMessage(deps, who, address(ex), requireMessageId(ex.params[1], 'id'));
+      ex.send(200, raw, 'message/rfc822');
+    })
+    .add('get', '/v1/inboxes/:address/messages/:id/attachments/:n', async (ex) => {
+      const who = await caller(deps, ex);
+      const n = ex.params[2] ?? '';
+      if (!/^\d+$/.test(n)) fail('attachment_not_found', `No attachment ${n}`);
+      const a = await messages.messageAttachment(deps, who, address(ex), requireMessageId(ex.params[1], 'id'), Number(n));
+      const disposition = a.filename ? `attachment; filename*=UTF-8''${encodeURIComponent(a.filename)}` : 'attachment';
+      ex.send(200, a.content, a.content_type, [['Content-Disposition', disposition]]);
+    })
+    .add('del', '/v1/inboxes/:address/messages/:id', async (ex) => {
+      const who = await caller(deps, ex);
+      const { id } = await messages.deleteMessage(deps, who, address(ex), requireMessageId(ex.params[1], 'id'));
+      ok(ex, 200, { message: `Message ${id} deleted` });
+    });
+}

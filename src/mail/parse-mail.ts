@@ -1,0 +1,65 @@
+// The only importer of mailparser: turns raw RFC 5322 bytes into the message record the shards
+// store, with the one-time code and verification link extracted. Runs inside the piscina pool.
+import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { ParsedMessage } from '../actors/model.js';
+import { extract } from '../extract/index.js';
+
+/** Text and HTML beyond this are not kept on the record (the raw source keeps everything). */
+export const MAX_STORED_PART_CHARS = 1024 * 1024;
+
+function addresses(field: AddressObject | AddressObject[] | undefined): string[] {
+  if (!field) return [];
+  const list = Array.isArray(field) ? field : [field];
+  return list.flatMap((a) => a.value.map((v) => v.address ?? '').filter(Boolean)).map((a) => a.toLowerCase());
+}
+
+function headerRecord(parsed: ParsedMail): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { key, line } of parsed.headerLines) {
+    const value = line.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+    out[key] = key in out ? `${out[key]}\n${value}` : value;
+  }
+  return out;
+}
+
+function clip(value: string | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  return value.length > MAX_STORED_PART_CHARS ? value.slice(0, MAX_STORED_PART_CHARS) : value;
+}
+
+export async function parseMail(raw: Uint8Array): Promise<ParsedMessage> {
+  const parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
+    skipImageLinks: true,
+    skipTextToHtml: true,
+  });
+  const html = typeof parsed.html === 'string' ? parsed.html : null;
+  const text = parsed.text ?? null;
+  const subject = parsed.subject ?? '';
+  const found = extract({ subject, text, html });
+  return {
+    from: addresses(parsed.from)[0] ?? '',
+    to: addresses(parsed.to),
+    subject,
+    text: clip(text),
+    html: clip(html),
+    headers: headerRecord(parsed),
+    attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? null, content_type: a.contentType, size: a.size })),
+    otp: found.otp,
+    verification_link: found.verification_link,
+    size: raw.byteLength,
+  };
+}
+
+export interface AttachmentContent {
+  filename: string | null;
+  content_type: string;
+  content: Uint8Array;
+}
+
+/** Attachments are not stored twice: the nth one is cut from the raw source when asked for. */
+export async function attachmentOf(raw: Uint8Array, index: number): Promise<AttachmentContent | null> {
+  const parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), { skipImageLinks: true, skipTextToHtml: true });
+  const a = parsed.attachments[index];
+  if (!a) return null;
+  return { filename: a.filename ?? null, content_type: a.contentType, content: a.content };
+}

@@ -1,0 +1,31 @@
+// Prometheus metrics of the front tier. Shard-side gauges (parked waiters) are gathered from every
+// shard at scrape time, so /metrics shows the whole embedded process or cluster slice.
+import client from 'prom-client';
+
+export class Metrics {
+  readonly registry = new client.Registry();
+  readonly httpRequests = new client.Counter({
+    name: 'mailcue_http_requests_total', help: 'HTTP requests answered', labelNames: ['method', 'route', 'status'] as const, registers: [this.registry],
+  });
+  readonly httpDuration = new client.Histogram({
+    name: 'mailcue_http_request_duration_seconds', help: 'HTTP handling time', labelNames: ['route'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5, 30, 60], registers: [this.registry],
+  });
+  readonly messagesReceived = new client.Counter({
+    name: 'mailcue_messages_received_total', help: 'Messages committed by the shards from SMTP', registers: [this.registry],
+  });
+  readonly smtpRejected = new client.Counter({
+    name: 'mailcue_smtp_rejected_total', help: 'SMTP recipients or messages refused', labelNames: ['reason'] as const, registers: [this.registry],
+  });
+  readonly shardCallSeconds = new client.Histogram({
+    name: 'mailcue_grpc_call_duration_seconds', help: 'Front-to-shard envelope round trip', labelNames: ['command', 'ok'] as const,
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1, 10, 60], registers: [this.registry],
+  });
+  readonly parkedWaiters = new client.Gauge({
+    name: 'mailcue_parked_waiters', help: 'Long-poll waiters parked on all shards', registers: [this.registry],
+  });
+
+  constructor() {
+    client.collectDefaultMetrics({ register: this.registry, prefix: 'mailcue_' });
+  }
+}

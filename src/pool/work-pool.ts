@@ -1,0 +1,39 @@
+// The only importer of piscina: one pool, sized from the machine, shared by MIME parsing and
+// extraction. Every task has a time bound, so a pathological message cannot hold a thread forever.
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import type { ParsedMessage } from '../actors/model.js';
+import type { AttachmentContent } from '../mail/parse-mail.js';
+
+export const PARSE_TIMEOUT_MS = 20_000;
+
+export class WorkPool {
+  private readonly pool: Piscina;
+
+  constructor(threads = 0) {
+    // The shards and the front's event loop need CPU too: one parse thread per core at most.
+    const size = threads > 0 ? threads : Math.max(1, availableParallelism());
+    this.pool = new Piscina({
+      filename: new URL('./tasks.js', import.meta.url).href,
+      minThreads: size,
+      maxThreads: size,
+      idleTimeout: 60_000,
+    });
+  }
+
+  parse(raw: Buffer): Promise<ParsedMessage> {
+    return this.pool.run(raw, { name: 'parse', signal: AbortSignal.timeout(PARSE_TIMEOUT_MS) });
+  }
+
+  attachment(raw: Uint8Array, index: number): Promise<AttachmentContent | null> {
+    return this.pool.run({ raw, index }, { name: 'attachment', signal: AbortSignal.timeout(PARSE_TIMEOUT_MS) });
+  }
+
+  get threads(): number {
+    return this.pool.threads.length;
+  }
+
+  close(): Promise<void> {
+    return this.pool.destroy();
+  }
+}

@@ -1,0 +1,148 @@
+// The front tier's channel to one shard: a few long-lived Mailbox streams carrying many requests as
+// envelopes, answered by id. Pending requests live in one table; a stream that breaks rejects its
+// pending requests as `unavailable` and is reopened on next use.
+import type { Command } from '../actors/commands.js';
+import { MailcueError, isErrorCode, type ErrorDetails } from '../errors/registry.js';
+import { CHANNEL_OPTIONS, codec, grpc, HealthService, ShardService, type Envelope, type Reply } from './proto.js';
+
+export interface CallOptions {
+  /** Aborting sends a cancel envelope; the shard frees whatever the request parked. */
+  signal?: AbortSignal;
+  /** Defaults to DEFAULT_CALL_TIMEOUT_MS; long-polls pass their own wait plus a margin. */
+  timeoutMs?: number;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(err: Error): void;
+  stream: Stream;
+  deadline: number;
+  command: string;
+  started: number;
+}
+
+interface Stream {
+  call: grpc.ClientDuplexStream<Envelope, Reply>;
+  alive: boolean;
+}
+
+export const DEFAULT_CALL_TIMEOUT_MS = 15_000;
+const STREAMS_PER_SHARD = 2;
+const SWEEP_INTERVAL_MS = 250;
+
+export type LatencyObserver = (command: string, seconds: number, ok: boolean) => void;
+
+export class ShardClient {
+  private readonly client: grpc.Client;
+  private readonly health: grpc.Client;
+  private readonly streams: (Stream | null)[] = new Array(STREAMS_PER_SHARD).fill(null);
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private turn = 0;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(readonly shardId: number, readonly target: string, private readonly observe?: LatencyObserver) {
+    this.client = new ShardService(target, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+    this.health = new HealthService(target, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
+  }
+
+  waitForReady(timeoutMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.client.waitForReady(Date.now() + timeoutMs, (err) => (err ? reject(err) : resolve()));
+    });
+  }
+
+  /** gRPC health check; resolves true when the shard reports SERVING. */
+  check(timeoutMs = 2000): Promise<boolean> {
+    return new Promise((resolve) => {
+      (this.health as unknown as { Check: Function }).Check({ service: '' }, { deadline: Date.now() + timeoutMs }, (err: Error | null, res: { status: string }) =>
+        resolve(!err && res.status === 'SERVING'),
+      );
+    });
+  }
+
+  private stream(): Stream {
+    const slot = this.turn++ % STREAMS_PER_SHARD;
+    const existing = this.streams[slot];
+    if (existing?.alive) return existing;
+    const call = (this.client as unknown as { Mailbox(): grpc.ClientDuplexStream<Envelope, Reply> }).Mailbox();
+    const stream: Stream = { call, alive: true };
+    call.on('data', (reply: Reply) => this.settle(reply));
+    const broken = (err?: Error) => {
+      if (!stream.alive) return;
+      stream.alive = false;
+      if (this.streams[slot] === stream) this.streams[slot] = null;
+      for (const [id, p] of this.pending) {
+        if (p.stream !== stream) continue;
+        this.pending.delete(id);
+        p.reject(new MailcueError('unavailable', `Shard ${this.shardId} is unavailable${err ? `: ${err.message}` : ''}`));
+      }
+    };
+    call.on('error', broken);
+    call.on('end', () => broken());
+    this.streams[slot] = stream;
+    return stream;
+  }
+
+  call<T>(command: Command, options: CallOptions = {}): Promise<T> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(new MailcueError('unavailable', 'Request cancelled'));
+    const id = this.nextId++;
+    const timeout = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const deadline = Date.now() + timeout;
+    const stream = this.stream();
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, {
+        resolve: resolve as (v: unknown) => void, reject, stream, deadline, command: command.type, started: performance.now(),
+      });
+      stream.call.write({ id, deadline_ms: deadline, command: codec.pack(command), cancel: false });
+      signal?.addEventListener('abort', () => this.cancel(id), { once: true });
+    });
+  }
+
+  /** Tells the shard to drop the request; the pending entry settles with the shard's answer. */
+  private cancel(id: number): void {
+    const p = this.pending.get(id);
+    if (p?.stream.alive) p.stream.call.write({ id, deadline_ms: 0, command: new Uint8Array(0), cancel: true });
+  }
+
+  private settle(reply: Reply): void {
+    const p = this.pending.get(reply.id);
+    if (!p) return;
+    this.pending.delete(reply.id);
+    const ok = !reply.error;
+    this.observe?.(p.command, (performance.now() - p.started) / 1000, ok);
+    if (ok) {
+      p.resolve(reply.result.length ? codec.unpack(reply.result) : undefined);
+      return;
+    }
+    const { code, message, details } = reply.error!;
+    const extra = details.length ? (codec.unpack(details) as ErrorDetails) : undefined;
+    p.reject(new MailcueError(isErrorCode(code) ? code : 'internal', message, extra));
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [id, p] of this.pending) {
+      if (p.deadline > now) continue;
+      this.pending.delete(id);
+      this.cancel(id);
+      p.reject(new MailcueError('deadline_exceeded', `Shard ${this.shardId} did not answer ${p.command} in time`));
+    }
+  }
+
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const s of this.streams) if (s?.alive) s.call.end();
+    for (const p of this.pending.values()) p.reject(new MailcueError('unavailable', 'Client closed'));
+    this.pending.clear();
+    this.client.close();
+    this.health.close();
+  }
+}

@@ -1,0 +1,89 @@
+// The shard's gRPC server: unpacks envelopes from the Mailbox streams (and unary Call), dispatches
+// them to the actors, and writes replies. A cancel envelope, or the stream going away, aborts the
+// request, which frees any waiter it parked.
+import type { ShardActors } from '../actors/shard-actors.js';
+import type { Command } from '../actors/commands.js';
+import { asMailcueError, MailcueError } from '../errors/registry.js';
+import type { Logger } from '../obs/logger.js';
+import { CHANNEL_OPTIONS, codec, grpc, HealthService, ShardService, type Envelope, type Reply } from './proto.js';
+
+const EMPTY = new Uint8Array(0);
+
+function errorReply(id: number, err: unknown, log: Logger): Reply {
+  if (!(err instanceof MailcueError)) log.error({ err }, 'actor failure');
+  const e = asMailcueError(err);
+  return { id, result: EMPTY, error: { code: e.code, message: e.message, details: e.details ? codec.pack(e.details) : EMPTY } };
+}
+
+function run(actors: ShardActors, env: Envelope, signal: AbortSignal, log: Logger, answer: (r: Reply) => void): void {
+  if (env.deadline_ms && env.deadline_ms < Date.now()) {
+    answer(errorReply(env.id, new MailcueError('deadline_exceeded', 'Deadline exceeded before the shard started'), log));
+    return;
+  }
+  let result: unknown;
+  try {
+    const command = codec.unpack(env.command) as Command;
+    result = actors.dispatch(command, { signal, deadline: env.deadline_ms });
+  } catch (err) {
+    answer(errorReply(env.id, err, log));
+    return;
+  }
+  if (result instanceof Promise) {
+    result.then(
+      (value) => answer({ id: env.id, result: codec.pack(value), error: null }),
+      (err) => answer(errorReply(env.id, err, log)),
+    );
+  } else {
+    answer({ id: env.id, result: codec.pack(result), error: null });
+  }
+}
+
+export function createShardServer(actors: ShardActors, log: Logger): grpc.Server {
+  const server = new grpc.Server(CHANNEL_OPTIONS);
+  server.addService(ShardService.service, {
+    Mailbox(call: grpc.ServerDuplexStream<Envelope, Reply>) {
+      const inFlight = new Map<number, AbortController>();
+      let open = true;
+      const abortAll = () => {
+        open = false;
+        for (const c of inFlight.values()) c.abort();
+        inFlight.clear();
+      };
+      call.on('data', (env: Envelope) => {
+        if (env.cancel) {
+          inFlight.get(env.id)?.abort();
+          return;
+        }
+        const controller = new AbortController();
+        inFlight.set(env.id, controller);
+        run(actors, env, controller.signal, log, (reply) => {
+          inFlight.delete(env.id);
+          if (open) call.write(reply);
+        });
+      });
+      call.on('end', () => {
+        abortAll();
+        call.end();
+      });
+      call.on('cancelled', abortAll);
+      call.on('error', abortAll);
+    },
+    Call(call: grpc.ServerUnaryCall<Envelope, Reply>, callback: grpc.sendUnaryData<Reply>) {
+      const controller = new AbortController();
+      call.on('cancelled', () => controller.abort());
+      run(actors, call.request, controller.signal, log, (reply) => callback(null, reply));
+    },
+  });
+  server.addService(HealthService.service, {
+    Check(_call: unknown, callback: grpc.sendUnaryData<{ status: string }>) {
+      callback(null, { status: 'SERVING' });
+    },
+  });
+  return server;
+}
+
+export function bindServer(server: grpc.Server, target: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(target, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
+  });
+}

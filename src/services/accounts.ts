@@ -1,0 +1,40 @@
+// Account administration (admin API and `mailcue admin`) and the account's own usage view.
+import type { AccountView } from '../actors/model.js';
+import { isPlanName, PLAN_NAMES, type PlanName } from '../config/plans.js';
+import { fail } from '../errors/registry.js';
+import { newAccountId, newCredential } from '../security/credentials.js';
+import type { Cluster } from '../rpc/cluster.js';
+
+export function requirePlan(value: unknown): PlanName {
+  if (!isPlanName(value)) fail('invalid_parameter', `plan must be one of ${PLAN_NAMES.join(', ')}`, { param: 'plan' });
+  return value;
+}
+
+const ACCOUNT_ID = /^acc_[0-9a-f]{16}$/;
+
+export function requireAccountId(value: unknown): string {
+  if (typeof value !== 'string' || !ACCOUNT_ID.test(value)) fail('not_found', `No account ${String(value)}`);
+  return value;
+}
+
+export async function createAccount(cluster: Cluster, plan: PlanName, name: string | null): Promise<AccountView & { api_key: string }> {
+  const id = newAccountId();
+  const key = newCredential('api_key', id);
+  const view = await cluster.call<AccountView>({ type: 'account.create', id, name, plan, key, created_at: new Date().toISOString() });
+  // The key is shown here once; the shard keeps only its hash and a sealed copy.
+  return { ...view, api_key: key };
+}
+
+export function setPlan(cluster: Cluster, accountId: string, plan: PlanName): Promise<AccountView> {
+  return cluster.call<AccountView>({ type: 'account.set_plan', accountId, plan });
+}
+
+export async function rotateKey(cluster: Cluster, accountId: string): Promise<AccountView & { api_key: string }> {
+  const key = newCredential('api_key', accountId);
+  const view = await cluster.call<AccountView>({ type: 'account.rotate_key', accountId, key });
+  return { ...view, api_key: key };
+}
+
+export function getAccount(cluster: Cluster, accountId: string): Promise<AccountView> {
+  return cluster.call<AccountView>({ type: 'account.get', accountId });
+}

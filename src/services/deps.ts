@@ -1,0 +1,18 @@
+// What a service function needs from the process it runs in. REST handlers and MCP tools both
+// build one of these and call the same service functions.
+import type { Config } from '../config/config.js';
+import type { Logger } from '../obs/logger.js';
+import type { WorkPool } from '../pool/work-pool.js';
+import type { Cluster } from '../rpc/cluster.js';
+
+export interface Deps {
+  readonly config: Config;
+  readonly cluster: Cluster;
+  readonly pool: WorkPool;
+  readonly log: Logger;
+}
+
+/** The authenticated caller of a service function. */
+export interface Caller {
+  readonly accountId: string;
+}

@@ -1,0 +1,55 @@
+// Message operations shared by REST and the agent tools, including the long-poll wait that parks
+// on the shard owning the inbox.
+import type { WaitResult } from '../actors/inbox-actor.js';
+import type { MessageRecord, MessageSummary } from '../actors/model.js';
+import { toSummary } from '../actors/model.js';
+import { fail } from '../errors/registry.js';
+import type { AttachmentContent } from '../mail/parse-mail.js';
+import type { Caller, Deps } from './deps.js';
+
+/** Extra time the front waits for a shard's long-poll answer beyond the wait itself. */
+const WAIT_MARGIN_MS = 5_000;
+
+export function listMessages(deps: Deps, caller: Caller, address: string, limit: number, unreadOnly: boolean): Promise<MessageSummary[]> {
+  return deps.cluster.call({ type: 'message.list', accountId: caller.accountId, address, limit, unreadOnly });
+}
+
+export function latestMessage(deps: Deps, caller: Caller, address: string): Promise<MessageRecord | null> {
+  return deps.cluster.call({ type: 'message.latest', accountId: caller.accountId, address });
+}
+
+export function getMessage(deps: Deps, caller: Caller, address: string, id: string, markRead = true): Promise<MessageRecord> {
+  return deps.cluster.call({ type: 'message.get', accountId: caller.accountId, address, id, markRead });
+}
+
+export function rawMessage(deps: Deps, caller: Caller, address: string, id: string): Promise<Uint8Array> {
+  return deps.cluster.call({ type: 'message.raw', accountId: caller.accountId, address, id });
+}
+
+export async function messageAttachment(deps: Deps, caller: Caller, address: string, id: string, index: number): Promise<AttachmentContent> {
+  const raw = await rawMessage(deps, caller, address, id);
+  const attachment = await deps.pool.attachment(raw, index);
+  if (!attachment) fail('attachment_not_found', `Message ${id} has no attachment ${index}`);
+  return attachment;
+}
+
+export function deleteMessage(deps: Deps, caller: Caller, address: string, id: string): Promise<{ id: string }> {
+  return deps.cluster.call({ type: 'message.delete', accountId: caller.accountId, address, id });
+}
+
+export interface WaitOptions {
+  since: string | null;
+  timeoutMs: number;
+  match: 'any' | 'code';
+  signal?: AbortSignal;
+}
+
+/** Holds until a matching message arrives on the inbox's shard or the timeout passes. */
+export function waitForMessage(deps: Deps, caller: Caller, address: string, options: WaitOptions): Promise<WaitResult> {
+  return deps.cluster.call<WaitResult>(
+    { type: 'message.wait', accountId: caller.accountId, address, since: options.since, match: options.match, timeoutMs: options.timeoutMs },
+    { signal: options.signal, timeoutMs: options.timeoutMs + WAIT_MARGIN_MS },
+  );
+}
+
+export { toSummary };

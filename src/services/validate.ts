@@ -1,0 +1,66 @@
+// Input checks shared by REST and MCP. Out-of-range values are refused, never clamped
+// (DESIGN §3), and each error names the parameter.
+import { fail } from '../errors/registry.js';
+
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const HOSTNAME = new RegExp(`^(?=.{1,253}$)${LABEL}(?:\\.${LABEL})+$`);
+const LOCAL_PART = /^[a-z0-9](?:[a-z0-9._+-]{0,62}[a-z0-9_+-])?$/;
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+
+/** Hostname rules of DESIGN §3: labels 1-63 of letters/digits/hyphen, two labels or more, ≤ 253. */
+export function normalizeDomain(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const d = value.trim().toLowerCase().replace(/\.$/, '');
+  if (!HOSTNAME.test(d) || IPV4.test(d) || /^\d+$/.test(d.split('.').pop()!)) return null;
+  return d;
+}
+
+/** Lowercased address split into its parts, or null when it is not a plain mailbox address. */
+export function normalizeAddress(value: unknown): { address: string; local: string; domain: string } | null {
+  if (typeof value !== 'string') return null;
+  const address = value.trim().toLowerCase();
+  const at = address.lastIndexOf('@');
+  if (at <= 0 || address.length > 254) return null;
+  const local = address.slice(0, at);
+  const domain = normalizeDomain(address.slice(at + 1));
+  if (!domain || !LOCAL_PART.test(local) || local.includes('..')) return null;
+  return { address: `${local}@${domain}`, local, domain };
+}
+
+export function requireAddress(value: unknown, param = 'inbox'): string {
+  if (value === undefined || value === null || value === '') fail('invalid_parameter', `Missing required parameter: ${param}`, { param });
+  const parsed = normalizeAddress(value);
+  if (!parsed) fail('invalid_parameter', `${param} must be an email address`, { param });
+  return parsed.address;
+}
+
+/** An integer parameter within [min, max]; `fallback` when absent. */
+export function intInRange(value: unknown, param: string, min: number, max: number, fallback: number): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n) || n < min || n > max) {
+    fail('invalid_parameter', `${param} must be a number from ${min} to ${max}`, { param });
+  }
+  return n;
+}
+
+export function optionalBool(value: unknown, param: string): boolean {
+  if (value === undefined || value === null || value === '') return false;
+  if (value === true || value === 'true' || value === '1') return true;
+  if (value === false || value === 'false' || value === '0') return false;
+  fail('invalid_parameter', `${param} must be true or false`, { param });
+}
+
+const MESSAGE_ID = /^msg_[0-9a-z]{13}[0-9a-f]{6}$/;
+
+export function requireMessageId(value: unknown, param = 'message_id'): string {
+  if (typeof value !== 'string' || value === '') fail('invalid_parameter', `Missing required parameter: ${param}`, { param });
+  if (!MESSAGE_ID.test(value)) fail('message_not_found', `Message ${value} not found`);
+  return value;
+}
+
+export function optionalSince(value: unknown, param = 'since'): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string' || !MESSAGE_ID.test(value)) fail('invalid_parameter', `${param} must be a message id (msg_...)`, { param });
+  return value;
+}

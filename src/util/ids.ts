@@ -1,0 +1,34 @@
+// Identifiers: random ones for secrets and records, and time-ordered message ids so that "newer
+// than msg_x" is a string comparison within an inbox.
+import { randomBytes } from 'node:crypto';
+
+export function randomHex(bytes: number): string {
+  return randomBytes(bytes).toString('hex');
+}
+
+const BASE36_TIME_WIDTH = 9; // 36^9 ms ≈ 3 000 years
+let lastMs = 0;
+let seq = 0;
+
+/** `msg_<time><seq><random>`: fixed width, sorts by arrival on one shard (the inbox's owner). */
+export function newMessageId(now = Date.now()): string {
+  if (now <= lastMs) {
+    seq++;
+    now = lastMs;
+  } else {
+    lastMs = now;
+    seq = 0;
+  }
+  const time = now.toString(36).padStart(BASE36_TIME_WIDTH, '0');
+  const counter = seq.toString(36).padStart(4, '0');
+  return `msg_${time}${counter}${randomBytes(3).toString('hex')}`;
+}
+
+/** Lowercase letters and digits, easy to type and read back: inbox local parts. */
+export function randomLocalPart(length = 12): string {
+  const alphabet = 'abcdefghijkmnpqrstuvwxyz23456789';
+  const bytes = randomBytes(length);
+  let out = '';
+  for (let i = 0; i < length; i++) out += alphabet[bytes[i]! % alphabet.length];
+  return out;
+}

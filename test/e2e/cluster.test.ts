@@ -1,0 +1,47 @@
+// End to end: two `mailcue shard` processes and one `mailcue front` on loopback.
+import test from 'ava';
+import { sendMail } from '../helpers/mail.js';
+import { startService, type Service } from '../helpers/service.js';
+
+let svc: Service;
+test.before(async () => {
+  svc = await startService({ clusterShards: 2 });
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
+
+type Json = Record<string, any>;
+
+test('cluster - inboxes spread over both shards; one mail to several inboxes reaches each', async (t) => {
+  t.is(svc.processes.length, 3);
+  const key = (await svc.createAccount('growth')).api_key;
+  const inboxes: string[] = [];
+  for (let i = 0; i < 8; i++) {
+    const res = await svc.api(key, 'POST', '/v1/inboxes', { address: `c${i}@mailcue.test` });
+    t.is(res.status, 201);
+    inboxes.push(((await res.json()) as Json).data.address);
+  }
+  const listed = ((await (await svc.api(key, 'GET', '/v1/inboxes')).json()) as Json).data.map((i: Json) => i.address);
+  t.deepEqual([...listed].sort(), [...inboxes].sort());
+
+  const sent = await sendMail(svc.smtpPort, { to: inboxes, subject: 'fan-out', text: 'Your code is 7731' });
+  t.regex(sent.response, /^250/);
+  for (const inbox of inboxes) {
+    const list = (await (await svc.api(key, 'GET', `/v1/inboxes/${inbox}/messages`)).json()) as Json;
+    t.is(list.count, 1, inbox);
+    t.is(list.data[0].otp, '7731');
+  }
+  const stats = await (await fetch(`${svc.baseUrl}/metrics`)).text();
+  t.regex(stats, /mailcue_messages_received_total 8/);
+});
+
+test('cluster - a long-poll is woken by delivery on the owning shard process', async (t) => {
+  const key = (await svc.createAccount('free')).api_key;
+  const inbox = ((await (await svc.api(key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address;
+  const pending = svc.api(key, 'GET', `/v1/inboxes/${inbox}/messages/wait?timeout=15`);
+  await new Promise((r) => setTimeout(r, 300));
+  await sendMail(svc.smtpPort, { to: inbox, subject: 'wake', text: 'hello' });
+  const body = (await (await pending).json()) as Json;
+  t.is(body.data.subject, 'wake');
+});

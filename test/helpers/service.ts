@@ -1,0 +1,172 @@
+// Starts the real service as child processes (embedded `mailcue serve`, or a cluster of
+// `mailcue shard` + `mailcue front`) on free loopback ports in a temp data dir, and stops them by PID.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const MAIN = path.join(ROOT, 'dist/cli/main.js');
+export const ADMIN_TOKEN = 'test-admin-token';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Service {
+  baseUrl: string;
+  httpPort: number;
+  smtpPort: number;
+  dataDir: string;
+  env: Record<string, string>;
+  processes: ChildProcess[];
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+  createAccount(plan?: string, name?: string): Promise<{ id: string; api_key: string; plan: string }>;
+  admin(method: string, path: string, body?: unknown): Promise<Response>;
+  api(key: string, method: string, path: string, body?: unknown): Promise<Response>;
+  cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+function launch(args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const tail: string[] = [];
+  const keep = (b: Buffer) => {
+    tail.push(b.toString());
+    if (tail.length > 50) tail.shift();
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  (child as ChildProcess & { tail: string[] }).tail = tail;
+  return child;
+}
+
+async function waitReady(baseUrl: string, children: ChildProcess[], timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    for (const c of children) {
+      if (c.exitCode !== null) throw new Error(`service exited (${c.exitCode}): ${(c as ChildProcess & { tail: string[] }).tail.join('')}`);
+    }
+    try {
+      const res = await fetch(`${baseUrl}/readyz`);
+      if (res.ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`service not ready after ${timeoutMs} ms: ${children.map((c) => (c as ChildProcess & { tail: string[] }).tail.join('')).join('\n')}`);
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+    }, 8000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Run as a cluster: this many `mailcue shard` processes behind one `mailcue front`. */
+  clusterShards?: number;
+  dataDir?: string;
+}
+
+export async function startService(options: StartOptions = {}): Promise<Service> {
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'mailcue-test-'));
+  const httpPort = await freePort();
+  const smtpPort = await freePort();
+  const baseUrl = `http://127.0.0.1:${httpPort}`;
+  const env: Record<string, string> = {
+    MAILCUE_HOST: '127.0.0.1',
+    MAILCUE_HTTP_PORT: String(httpPort),
+    MAILCUE_SMTP_PORT: String(smtpPort),
+    MAILCUE_DATA_DIR: dataDir,
+    MAILCUE_ADMIN_TOKEN: ADMIN_TOKEN,
+    MAILCUE_PUBLIC_URL: baseUrl,
+    MAILCUE_LOG_LEVEL: 'warn',
+    MAILCUE_POOL_THREADS: '1',
+    ...options.env,
+  };
+  const shardPorts = options.clusterShards ? await Promise.all(Array.from({ length: options.clusterShards }, freePort)) : [];
+  const processes: ChildProcess[] = [];
+
+  const boot = async () => {
+    processes.length = 0;
+    if (options.clusterShards) {
+      for (const [id, port] of shardPorts.entries()) {
+        processes.push(launch(['shard', '--id', String(id), '--listen', `127.0.0.1:${port}`, '--data', path.join(dataDir, `shard-${id}`)], env));
+      }
+      const map = shardPorts.map((p, id) => `${id}=127.0.0.1:${p}`).join(',');
+      env.MAILCUE_SHARDS = map;
+      processes.push(launch(['front', '--shards', map], env));
+    } else {
+      processes.push(launch(['serve'], env));
+    }
+    await waitReady(baseUrl, processes);
+  };
+  await boot();
+
+  const stopAll = async () => {
+    // Front first, so no request reaches a stopped shard.
+    for (const child of [...processes].reverse()) await kill(child);
+  };
+
+  const service: Service = {
+    baseUrl, httpPort, smtpPort, dataDir, env, processes,
+    async stop() {
+      await stopAll();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+    async restart() {
+      await stopAll();
+      await boot();
+    },
+    admin(method, p, body) {
+      return fetch(`${baseUrl}${p}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    },
+    api(key, method, p, body) {
+      return fetch(`${baseUrl}${p}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    },
+    async createAccount(plan = 'growth', name) {
+      const res = await service.admin('POST', '/admin/v1/accounts', { plan, name });
+      if (res.status !== 201) throw new Error(`create account: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { data: { id: string; api_key: string; plan: string } }).data;
+    },
+    cli(args) {
+      return new Promise((resolve) => {
+        const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env } });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (b) => (stdout += b));
+        child.stderr.on('data', (b) => (stderr += b));
+        child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      });
+    },
+  };
+  return service;
+}
