@@ -34,6 +34,8 @@ export function utcMonth(ms: number): string {
 export class AccountActor {
   private readonly cache = new Map<string, AccountRecord>();
   private readonly windows = new Map<string, Window>();
+  /** Open agent-tool sessions per account: session id → last activity (ms) and idle limit. */
+  private readonly sessions = new Map<string, Map<string, { seen: number; idleMs: number }>>();
 
   constructor(private readonly ctx: ActorContext) {}
 
@@ -48,7 +50,15 @@ export class AccountActor {
       case 'account.rotate_key':
         return this.update(cmd.accountId, (r) => ({ ...r, key_hash: sha256Hex(cmd.key), key_sealed: this.ctx.sealer.seal(cmd.key) }));
       case 'account.admit':
+        if (cmd.session) this.touchSession(cmd.accountId, cmd.session);
         return this.admit(cmd.accountId, cmd.credentialHash, cmd.credential, cmd.meter);
+      case 'account.session_open':
+        return this.openSession(cmd.accountId, cmd.sessionId, cmd.idleMs);
+      case 'account.session_close':
+        this.sessions.get(cmd.accountId)?.delete(cmd.sessionId);
+        return null;
+      case 'account.sessions':
+        return this.liveSessions(cmd.accountId).size;
       case 'account.usage':
         return this.usage(cmd.accountId);
       case 'account.api_key':
@@ -120,7 +130,34 @@ export class AccountActor {
     return next;
   }
 
-  admit(accountId: string, credentialHash: string, credential: 'api_key' | 'access_token', meter: Meter): Admission {
+  private liveSessions(accountId: string): Map<string, { seen: number; idleMs: number }> {
+    let live = this.sessions.get(accountId);
+    if (!live) {
+      live = new Map();
+      this.sessions.set(accountId, live);
+    }
+    const now = this.ctx.now();
+    for (const [id, s] of live) if (now - s.seen > s.idleMs) live.delete(id);
+    return live;
+  }
+
+  private touchSession(accountId: string, sessionId: string): void {
+    const s = this.sessions.get(accountId)?.get(sessionId);
+    if (s) s.seen = this.ctx.now();
+  }
+
+  /** Counts a tool-executing session against the plan's cap (DESIGN §4). */
+  private openSession(accountId: string, sessionId: string, idleMs: number): { open: number } {
+    const plan = this.plan(this.load(accountId));
+    const live = this.liveSessions(accountId);
+    if (!live.has(sessionId) && live.size >= plan.concurrentSessions) {
+      fail('session_limit', `Concurrent session limit reached (${plan.concurrentSessions} on ${plan.title})`, { limit: plan.concurrentSessions });
+    }
+    live.set(sessionId, { seen: this.ctx.now(), idleMs });
+    return { open: live.size };
+  }
+
+  admit(accountId: string, credentialHash: string, credential: 'api_key' | 'access_token' | 'session', meter: Meter): Admission {
     let record: AccountRecord;
     try {
       record = this.load(accountId);
@@ -128,6 +165,7 @@ export class AccountActor {
       fail('unauthorized', 'The API key is invalid');
     }
     if (credential === 'api_key' && !hashesEqual(record.key_hash, credentialHash)) fail('unauthorized', 'The API key is invalid');
+    if (credential === 'access_token' && !this.tokenValid(accountId, credentialHash)) fail('unauthorized', 'The access token is invalid or expired');
     const plan = this.plan(record);
     const w = this.window(accountId);
     const reset_s = this.resetSeconds();
@@ -162,6 +200,12 @@ export class AccountActor {
       w.rest++;
     }
     return { account: toAccountView(record), rate: { limit: plan.restPerMinute, remaining: Math.max(0, plan.restPerMinute - w.rest), reset_s } };
+  }
+
+  /** OAuth access tokens live with their account, stored only as SHA-256 hashes. */
+  private tokenValid(accountId: string, hash: string): boolean {
+    const token = this.ctx.store.db<{ account_id: string; kind: string; expires_at: number }>('oauth_tokens').get(hash);
+    return !!token && token.account_id === accountId && token.kind === 'access_token' && token.expires_at > this.ctx.now();
   }
 
   private usage(accountId: string) {

@@ -14,7 +14,19 @@ export type AccountCommand =
   | { type: 'account.get'; accountId: string }
   | { type: 'account.set_plan'; accountId: string; plan: PlanName }
   | { type: 'account.rotate_key'; accountId: string; key: string }
-  | { type: 'account.admit'; accountId: string; credentialHash: string; credential: 'api_key' | 'access_token'; meter: Meter }
+  | {
+      type: 'account.admit';
+      accountId: string;
+      /** 'session': the front already authenticated this caller when its agent-tool session opened. */
+      credential: 'api_key' | 'access_token' | 'session';
+      credentialHash: string;
+      meter: Meter;
+      /** An agent-tool session to mark as active. */
+      session?: string;
+    }
+  | { type: 'account.session_open'; accountId: string; sessionId: string; idleMs: number }
+  | { type: 'account.session_close'; accountId: string; sessionId: string }
+  | { type: 'account.sessions'; accountId: string }
   | { type: 'account.usage'; accountId: string }
   | { type: 'account.api_key'; accountId: string };
 
@@ -68,6 +80,9 @@ export function routeKey(command: Command): string | null {
     case 'account.admit':
     case 'account.usage':
     case 'account.api_key':
+    case 'account.session_open':
+    case 'account.session_close':
+    case 'account.sessions':
       return command.accountId;
     case 'domain.add':
     case 'domain.get':

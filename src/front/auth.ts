@@ -17,13 +17,23 @@ export function bearerToken(ex: Exchange, allowQuery = false): string | null {
   return null;
 }
 
-export async function admitToken(deps: Deps, token: string | null, meter: Meter): Promise<Admission> {
+/**
+ * Admits a bearer credential. An agent-tool session that was authenticated when it opened may
+ * stand in for a missing credential (legacy SSE clients POST to /messages without one).
+ */
+export async function admitToken(deps: Deps, token: string | null, meter: Meter, session?: { id: string; accountId: string } | null): Promise<Admission> {
+  if (!token && session) {
+    return deps.cluster.call<Admission>({
+      type: 'account.admit', accountId: session.accountId, credentialHash: '', credential: 'session', meter, session: session.id,
+    });
+  }
   const credential = token ? parseCredential(token) : null;
   if (!credential || (credential.kind !== 'api_key' && credential.kind !== 'access_token')) {
     fail('unauthorized', token ? 'The API key is invalid' : 'Missing API key: send Authorization: Bearer <API_KEY>');
   }
   return deps.cluster.call<Admission>({
     type: 'account.admit', accountId: credential.accountId, credentialHash: credential.hash, credential: credential.kind, meter,
+    ...(session && session.accountId === credential.accountId ? { session: session.id } : {}),
   });
 }
 

@@ -11,7 +11,12 @@ import type { Deps } from '../services/deps.js';
 import { opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
 import { uWS, type us_listen_socket } from './http/uws.js';
+import { Cors } from './mcp/cors.js';
+import { SessionStore } from './mcp/sessions.js';
+import { sseRoutes } from './mcp/sse-transport.js';
+import { streamableHttpRoutes, type AgentToolEnv } from './mcp/streamable-http.js';
 import { accountRoutes } from './rest/account-routes.js';
+import { domainRoutes } from './rest/domain-routes.js';
 import { adminRoutes } from './rest/admin-routes.js';
 import { inboxRoutes } from './rest/inbox-routes.js';
 import { sendRestError } from './rest/respond.js';
@@ -40,10 +45,20 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
       metrics.httpDuration.observe({ route: ex.route }, seconds);
     },
   });
+  const sessions = new SessionStore(deps);
+  const capMs = config.agentConnectionMaxMs;
+  const agentTools: AgentToolEnv = {
+    deps, sessions, cors: new Cors(config), capMs,
+    // A long-poll answers before the connection cap, so no call is cut off without its result.
+    maxWaitMs: capMs - Math.min(2000, Math.floor(capMs / 10)),
+  };
   opsRoutes(router, deps, metrics);
   adminRoutes(router, deps);
-  accountRoutes(router, deps, async () => 0);
+  accountRoutes(router, deps, (accountId) => cluster.call<number>({ type: 'account.sessions', accountId }));
   inboxRoutes(router, deps);
+  domainRoutes(router, deps);
+  streamableHttpRoutes(router, agentTools);
+  sseRoutes(router, agentTools);
   router.add('any', '/*', (ex) => {
     throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
   });
@@ -67,6 +82,7 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
     deps,
     async stop() {
       uWS.us_listen_socket_close(listenSocket);
+      sessions.stop();
       await smtp.close();
       cluster.close();
       await pool.close();

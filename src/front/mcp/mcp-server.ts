@@ -1,0 +1,160 @@
+// The agent-tool server, independent of transport: admission of a JSON-RPC message (credential,
+// plan, ops, credits, in SEED.md's order), then dispatch of initialize, ping, tools/*, resources/*.
+// Both transports (Streamable HTTP and legacy SSE) call `admit` and `execute`.
+import { createRequire } from 'node:module';
+import type { Admission } from '../../actors/account-actor.js';
+import type { Meter } from '../../actors/commands.js';
+import type { Plan } from '../../config/plans.js';
+import { toolCredits } from '../../config/plans.js';
+import { MailcueError, fail } from '../../errors/registry.js';
+import { listInboxes } from '../../services/inboxes.js';
+import { listMessages } from '../../services/messages.js';
+import type { Deps } from '../../services/deps.js';
+import { normalizeAddress } from '../../services/validate.js';
+import { admitToken } from '../auth.js';
+import { invalidParams, methodNotFound, RpcFailure, toRpcFailure, type JsonRpcRequest } from './jsonrpc.js';
+import type { McpSession } from './sessions.js';
+import { findTool, toolList, validateArguments } from './tools/registry.js';
+import type { Tool, ToolContext } from './tools/tool.js';
+
+export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
+export const SERVER_NAME = 'mailcue';
+
+export function negotiateVersion(requested: unknown): string {
+  return typeof requested === 'string' && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+}
+
+/** Methods that need a plan with tool execution (DESIGN §4). */
+const GATED = new Set(['tools/call', 'resources/read']);
+
+export interface Admitted {
+  admission: Admission;
+  plan: Plan;
+  tool?: Tool<any>;
+  args?: Record<string, unknown>;
+  /** A -32601/-32602 found before admission, answered only once the caller is known. */
+  deferred?: RpcFailure;
+}
+
+export function planBlock(plan: Plan): MailcueError {
+  return new MailcueError('plan_required', `MCP is not available on the ${plan.title} plan`, { upgrade: 'Growth required' });
+}
+
+/**
+ * Authenticates and meters one message. Tool calls are metered (ops, credits) only when they will
+ * run: a bad session, unknown tool or invalid argument costs nothing.
+ */
+export async function admit(deps: Deps, token: string | null, message: JsonRpcRequest, session: McpSession | null, sessionOk: boolean): Promise<Admitted> {
+  let tool: Tool<any> | undefined;
+  let args: Record<string, unknown> | undefined;
+  let deferred: RpcFailure | undefined;
+  if (message.method === 'tools/call') {
+    const name = message.params?.name;
+    tool = typeof name === 'string' ? findTool(name) : undefined;
+    try {
+      if (typeof name !== 'string') throw invalidParams('Missing required parameter: name');
+      if (!tool) throw methodNotFound(`Unknown tool: ${name}`);
+      args = validateArguments(tool, message.params?.arguments);
+    } catch (err) {
+      deferred = err as RpcFailure;
+    }
+  }
+  const meter: Meter = tool && !deferred && sessionOk ? { kind: 'tool', credits: toolCredits(tool.name) } : { kind: 'none' };
+  const admission = await admitToken(deps, token, meter, session);
+  const plan = deps.config.plans[admission.account.plan];
+  if (GATED.has(message.method) && !plan.toolExecution) throw planBlock(plan);
+  return { admission, plan, tool, args, deferred };
+}
+
+export interface ExecuteContext {
+  deps: Deps;
+  admitted: Admitted;
+  session: McpSession | null;
+  signal: AbortSignal;
+  maxWaitMs: number;
+  /** Sends a JSON-RPC notification on the request's stream, when it has one. */
+  notify: ((message: unknown) => void) | null;
+}
+
+export function initializeResult(requested: unknown) {
+  return {
+    protocolVersion: negotiateVersion(requested),
+    capabilities: { tools: {}, resources: {} },
+    serverInfo: { name: SERVER_NAME, version: PACKAGE_VERSION },
+    instructions:
+      'Mailcue gives you email inboxes. create_and_wait_for_otp makes an inbox and waits for the code sent to it; ' +
+      'watch_email waits for the next email on an inbox; extract_otp returns the latest code or verification link.',
+  };
+}
+
+const PACKAGE_VERSION: string = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
+
+const INBOX_URI = /^mailcue:\/\/inbox\/(.+)$/;
+
+async function runTool(ctx: ExecuteContext, tool: Tool<any>, args: Record<string, unknown>, progressToken: unknown) {
+  const toolCtx: ToolContext = {
+    deps: ctx.deps,
+    caller: { accountId: ctx.admitted.admission.account.id },
+    signal: ctx.signal,
+    maxWaitMs: ctx.maxWaitMs,
+    progress(progress, message, total) {
+      if (progressToken === undefined || !ctx.notify) return;
+      ctx.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, message, ...(total === undefined ? {} : { total }) } });
+    },
+  };
+  try {
+    const out = await tool.run(toolCtx, args);
+    return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
+  } catch (err) {
+    const failure = toRpcFailure(err);
+    if (failure) throw failure;
+    // Not-found and similar: a result the model can act on, never another account's data.
+    return { content: [{ type: 'text', text: (err as Error).message }], isError: true };
+  }
+}
+
+/** Runs an admitted request and returns its JSON-RPC result (or throws RpcFailure/MailcueError). */
+export async function execute(ctx: ExecuteContext, message: JsonRpcRequest): Promise<unknown> {
+  const { deps, admitted } = ctx;
+  if (admitted.deferred) throw admitted.deferred;
+  const caller = { accountId: admitted.admission.account.id };
+  switch (message.method) {
+    case 'initialize':
+      return initializeResult(message.params?.protocolVersion);
+    case 'ping':
+      return {};
+    case 'tools/list':
+      return { tools: toolList() };
+    case 'tools/call':
+      return runTool(ctx, admitted.tool!, admitted.args!, (message.params?._meta as { progressToken?: unknown } | undefined)?.progressToken);
+    case 'resources/list': {
+      const inboxes = await listInboxes(deps, caller);
+      return {
+        resources: inboxes.map((i) => ({
+          uri: `mailcue://inbox/${i.address}`, name: i.address, mimeType: 'application/json',
+          description: `Latest messages of ${i.address} (${i.message_count} messages, ${i.unread_count} unread)`,
+        })),
+      };
+    }
+    case 'resources/templates/list':
+      return { resourceTemplates: [{ uriTemplate: 'mailcue://inbox/{address}', name: 'inbox', mimeType: 'application/json' }] };
+    case 'resources/read': {
+      const uri = message.params?.uri;
+      if (typeof uri !== 'string') throw invalidParams('Missing required parameter: uri');
+      const address = normalizeAddress(INBOX_URI.exec(uri)?.[1] ? decodeURIComponent(INBOX_URI.exec(uri)![1]!) : '')?.address;
+      try {
+        if (!address) fail('inbox_not_found', `Resource ${uri} not found`);
+        const messages = await listMessages(deps, caller, address, 10, false);
+        return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ inbox: address, messages }) }] };
+      } catch (err) {
+        if (err instanceof MailcueError && err.spec.jsonrpc === null) {
+          return { contents: [{ uri, mimeType: 'text/plain', text: err.message }], isError: true };
+        }
+        throw err;
+      }
+    }
+    default:
+      throw methodNotFound(`Unknown method: ${message.method}`);
+  }
+}

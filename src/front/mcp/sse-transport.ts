@@ -1,0 +1,95 @@
+// The legacy HTTP+SSE transport (2024-11-05): GET /sse opens the stream and names the POST
+// endpoint in its first `endpoint` event; POST /messages?sessionId= answers 202 and the JSON-RPC
+// response travels on the stream as `event: message`. The session lives as long as the stream.
+import { bearerToken } from '../auth.js';
+import type { Exchange } from '../http/exchange.js';
+import type { Router } from '../http/router.js';
+import { classify, parseError, RpcFailure, type JsonRpcId } from './jsonrpc.js';
+import { admit, execute } from './mcp-server.js';
+import { asFailure, sendRpcFailure } from './rpc-answer.js';
+import { SseStream } from './sse-stream.js';
+import type { AgentToolEnv } from './streamable-http.js';
+
+const LEGACY_VERSION = '2024-11-05';
+
+async function openStream(env: AgentToolEnv, ex: Exchange): Promise<void> {
+  const { deps, sessions, cors } = env;
+  const token = bearerToken(ex, true);
+  cors.apply(ex);
+  try {
+    if (!cors.originAllowed(ex)) throw new RpcFailure(403, { code: -32000, message: 'Forbidden: Origin not allowed' });
+    const admitted = await admit(deps, token, { jsonrpc: '2.0', method: 'ping' }, null, false);
+    // Refused sessions (cap reached) get 429 before any stream starts.
+    const session = await sessions.open(admitted.admission.account.id, 'sse', LEGACY_VERSION, admitted.plan.toolExecution);
+    const stream = new SseStream(ex, [], env.capMs);
+    session.stream = stream;
+    stream.onClose(() => sessions.close(session.id));
+    // Relative, so clients behind proxies keep the origin they connected to.
+    stream.event('endpoint', `/messages?sessionId=${session.id}`);
+  } catch (err) {
+    sendRpcFailure(ex, deps.config, 'sse', null, err);
+  }
+}
+
+async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
+  const { deps, sessions, cors } = env;
+  const token = bearerToken(ex, true);
+  const sessionId = ex.query.get('sessionId');
+  cors.apply(ex);
+  let id: JsonRpcId = null;
+  try {
+    if (!cors.originAllowed(ex)) throw new RpcFailure(403, { code: -32000, message: 'Forbidden: Origin not allowed' });
+    if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: sessionId query parameter is required' });
+    const session = sessions.get(sessionId);
+    if (!session?.stream || session.stream.isClosed) throw new RpcFailure(404, { code: -32001, message: 'Session not found' });
+    let body: unknown;
+    try {
+      body = JSON.parse((await ex.body()).toString('utf8'));
+    } catch {
+      throw parseError();
+    }
+    const incoming = classify(body);
+    ex.send(202, 'Accepted', 'text/plain; charset=utf-8');
+    if (incoming.kind === 'response') return;
+    const message = incoming.message;
+    if (incoming.kind === 'request') id = incoming.message.id;
+    const stream = session.stream;
+    const key = JSON.stringify(id);
+    const controller = new AbortController();
+    try {
+      const admitted = await admit(deps, token, message, session, true);
+      if (admitted.admission.account.id !== session.accountId) throw new RpcFailure(404, { code: -32001, message: 'Session not found' });
+      if (incoming.kind === 'notification') {
+        if (message.method === 'notifications/cancelled') session.inflight.get(JSON.stringify(message.params?.requestId))?.abort();
+        return;
+      }
+      session.inflight.set(key, controller);
+      stream.onClose(() => controller.abort());
+      const result = await execute(
+        { deps, admitted, session, signal: controller.signal, maxWaitMs: env.maxWaitMs, notify: (n) => stream.message(n) },
+        message,
+      );
+      stream.message({ jsonrpc: '2.0', id, result });
+    } catch (err) {
+      // The HTTP status is spent (202); the same JSON-RPC error goes on the stream.
+      if (incoming.kind === 'request') stream.message({ jsonrpc: '2.0', id, error: asFailure(err).error });
+    } finally {
+      session.inflight.delete(key);
+    }
+  } catch (err) {
+    sendRpcFailure(ex, deps.config, 'sse', id, err);
+  }
+}
+
+export function sseRoutes(router: Router, env: AgentToolEnv): void {
+  router
+    .add('get', '/sse', (ex) => openStream(env, ex))
+    // Clients probe with a Streamable HTTP POST first and fall back to SSE on 404/405.
+    .add('post', '/sse', (ex) => {
+      env.cors.apply(ex);
+      ex.sendJson(405, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: use GET /sse, or POST /mcp' } }, [['Allow', 'GET']]);
+    })
+    .add('options', '/sse', (ex) => env.cors.preflight(ex))
+    .add('post', '/messages', (ex) => postMessage(env, ex))
+    .add('options', '/messages', (ex) => env.cors.preflight(ex));
+}

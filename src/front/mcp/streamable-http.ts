@@ -1,0 +1,220 @@
+// The Streamable HTTP transport at /mcp (and /mcp/): POST carries one JSON-RPC message, answered as
+// JSON, or as SSE when a long-poll tool runs and the client accepts event streams; GET opens the
+// session's server stream (or, without an event-stream Accept, describes the server); DELETE ends
+// the session. Interoperability rules of DESIGN §4 / research/protocols.md §7 apply throughout.
+import type { Deps } from '../../services/deps.js';
+import { MailcueError } from '../../errors/registry.js';
+import { bearerToken } from '../auth.js';
+import type { Exchange } from '../http/exchange.js';
+import type { Router } from '../http/router.js';
+import type { Cors } from './cors.js';
+import { classify, parseError, RpcFailure, type Incoming, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
+import { admit, execute, initializeResult, planBlock, LATEST_PROTOCOL_VERSION, negotiateVersion, SERVER_NAME, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-server.js';
+import { asFailure, sendRpcFailure } from './rpc-answer.js';
+import type { McpSession, SessionStore } from './sessions.js';
+import { SseStream } from './sse-stream.js';
+
+const SESSION_HEADER = 'Mcp-Session-Id';
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface AgentToolEnv {
+  deps: Deps;
+  sessions: SessionStore;
+  cors: Cors;
+  capMs: number;
+  /** How long a long-poll may hold so that it answers before the connection cap. */
+  maxWaitMs: number;
+}
+
+function accepts(ex: Exchange): { json: boolean; sse: boolean } {
+  const accept = (ex.header('accept') ?? '').toLowerCase();
+  // A missing or */* Accept means both (some proxies send only one; 406 would strand them).
+  if (!accept || accept.includes('*/*')) return { json: true, sse: true };
+  return { json: accept.includes('application/json'), sse: accept.includes('text/event-stream') };
+}
+
+function versionHeaderProblem(ex: Exchange): RpcFailure | null {
+  const v = ex.header('mcp-protocol-version');
+  if (v === undefined || (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(v)) return null;
+  return new RpcFailure(400, { code: -32000, message: `Bad Request: Unsupported protocol version: ${v} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})` });
+}
+
+function forbiddenOrigin(): RpcFailure {
+  return new RpcFailure(403, { code: -32000, message: 'Forbidden: Origin not allowed' });
+}
+
+/** Protocol versions are dates, so they compare as strings. */
+function versionAtLeast(version: string, min: string): boolean {
+  return version >= min;
+}
+
+async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
+  const { deps, sessions, cors } = env;
+  // Everything read from the request happens before the first await (uWS rule).
+  const token = bearerToken(ex, true);
+  const sessionId = ex.header('mcp-session-id');
+  const accept = accepts(ex);
+  cors.apply(ex);
+  let id: JsonRpcId = null;
+  try {
+    if (!cors.originAllowed(ex)) throw forbiddenOrigin();
+    const versionProblem = versionHeaderProblem(ex);
+    if (versionProblem) throw versionProblem;
+    const contentType = ex.header('content-type');
+    if (contentType && !contentType.toLowerCase().includes('application/json')) {
+      throw new RpcFailure(415, { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' });
+    }
+    let body: unknown;
+    try {
+      const raw = await ex.body(MAX_BODY_BYTES);
+      body = JSON.parse(raw.toString('utf8'));
+    } catch (err) {
+      if (err instanceof MailcueError && err.code === 'payload_too_large') {
+        throw new RpcFailure(413, { code: -32600, message: 'Invalid Request', data: `The body exceeds ${MAX_BODY_BYTES} bytes` });
+      }
+      throw parseError();
+    }
+    const incoming: Incoming = classify(body);
+    if (incoming.kind === 'request') id = incoming.message.id;
+    if (incoming.kind === 'response') {
+      ex.send(202, '', null);
+      return;
+    }
+    const message = incoming.message;
+    const isInit = message.method === 'initialize';
+    const session = isInit ? undefined : sessions.get(sessionId);
+    const sessionOk = isInit || (!!session && !!sessionId);
+    const admitted = await admit(deps, token, message, session ?? null, sessionOk);
+    const accountId = admitted.admission.account.id;
+
+    if (incoming.kind === 'notification') {
+      if (session && session.accountId === accountId) notification(session, message);
+      ex.send(202, '', null);
+      return;
+    }
+    if (isInit) {
+      const version = negotiateVersion(message.params?.protocolVersion);
+      const opened = await sessions.open(accountId, 'streamable-http', version, admitted.plan.toolExecution);
+      const result = await execute({ deps, admitted, session: opened, signal: ex.signal, maxWaitMs: env.maxWaitMs, notify: null }, message);
+      ex.sendJson(200, { jsonrpc: '2.0', id, result }, [[SESSION_HEADER, opened.id]]);
+      return;
+    }
+    if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
+    if (!session || session.accountId !== accountId) throw new RpcFailure(404, { code: -32001, message: 'Session not found' });
+    await answerRequest(env, ex, session, admitted, message, id!, accept.sse);
+  } catch (err) {
+    sendRpcFailure(ex, deps.config, 'mcp', id, err, sessionId ? [[SESSION_HEADER, sessionId]] : []);
+  }
+}
+
+function notification(session: McpSession, message: JsonRpcRequest): void {
+  if (message.method === 'notifications/cancelled') {
+    const requestId = message.params?.requestId;
+    session.inflight.get(JSON.stringify(requestId))?.abort();
+  }
+}
+
+async function answerRequest(
+  env: AgentToolEnv, ex: Exchange, session: McpSession, admitted: Awaited<ReturnType<typeof admit>>, message: JsonRpcRequest, id: JsonRpcId, acceptsSse: boolean,
+): Promise<void> {
+  const controller = new AbortController();
+  const key = JSON.stringify(id);
+  session.inflight.set(key, controller);
+  ex.signal.addEventListener('abort', () => controller.abort(), { once: true });
+  let stream: SseStream | null = null;
+  try {
+    // Long-poll tools answer on an SSE stream (keep-alives, progress) where the client takes one.
+    if (admitted.tool?.longPoll && acceptsSse && !admitted.deferred) {
+      stream = new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs);
+      if (versionAtLeast(session.protocolVersion, '2025-11-25')) stream.prime(`${session.id}:${key}:0`);
+    }
+    const s = stream;
+    const result = await execute(
+      { deps: env.deps, admitted, session, signal: controller.signal, maxWaitMs: env.maxWaitMs, notify: s ? (n) => s.message(n) : null },
+      message,
+    );
+    if (s) {
+      s.message({ jsonrpc: '2.0', id, result });
+      s.close();
+    } else {
+      ex.sendJson(200, { jsonrpc: '2.0', id, result }, [[SESSION_HEADER, session.id]]);
+    }
+  } catch (err) {
+    if (stream) {
+      stream.message({ jsonrpc: '2.0', id, error: asFailure(err).error });
+      stream.close();
+    } else throw err;
+  } finally {
+    session.inflight.delete(key);
+  }
+}
+
+async function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
+  const { deps, sessions, cors } = env;
+  const token = bearerToken(ex, true);
+  const sessionId = ex.header('mcp-session-id');
+  const accept = (ex.header('accept') ?? '').toLowerCase();
+  cors.apply(ex);
+  try {
+    if (!cors.originAllowed(ex)) throw forbiddenOrigin();
+    const session = sessions.get(sessionId);
+    const admitted = await admit(deps, token, { jsonrpc: '2.0', method: 'ping' }, session ?? null, false);
+    if (!accept.includes('text/event-stream')) {
+      const plan = admitted.plan;
+      const block = plan.toolExecution ? {} : { error: planBlock(plan).message, upgrade: 'Growth required' };
+      ex.sendJson(200, {
+        name: SERVER_NAME,
+        version: initializeResult(LATEST_PROTOCOL_VERSION).serverInfo.version,
+        protocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
+        transports: { 'streamable-http': `${deps.config.mcpUrl}/mcp`, sse: `${deps.config.mcpUrl}/sse` },
+        plan: plan.name,
+        tool_execution: plan.toolExecution,
+        ...block,
+      });
+      return;
+    }
+    if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
+    if (!session || session.accountId !== admitted.admission.account.id) throw new RpcFailure(404, { code: -32001, message: 'Session not found' });
+    if (session.stream && !session.stream.isClosed) throw new RpcFailure(409, { code: -32000, message: 'Conflict: Only one SSE stream is allowed per session' });
+    const stream = new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs);
+    session.stream = stream;
+    stream.onClose(() => {
+      if (session.stream === stream) session.stream = null;
+      session.lastSeen = Date.now();
+    });
+  } catch (err) {
+    sendRpcFailure(ex, deps.config, 'mcp', null, err);
+  }
+}
+
+async function handleDelete(env: AgentToolEnv, ex: Exchange): Promise<void> {
+  const { deps, sessions, cors } = env;
+  const token = bearerToken(ex, true);
+  const sessionId = ex.header('mcp-session-id');
+  cors.apply(ex);
+  try {
+    if (!cors.originAllowed(ex)) throw forbiddenOrigin();
+    const session = sessions.get(sessionId);
+    const admitted = await admit(deps, token, { jsonrpc: '2.0', method: 'ping' }, session ?? null, false);
+    if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
+    if (!session || session.accountId !== admitted.admission.account.id) throw new RpcFailure(404, { code: -32001, message: 'Session not found' });
+    sessions.close(session.id);
+    ex.sendJson(200, { success: true, message: 'Session ended' });
+  } catch (err) {
+    sendRpcFailure(ex, deps.config, 'mcp', null, err);
+  }
+}
+
+export function streamableHttpRoutes(router: Router, env: AgentToolEnv): void {
+  for (const path of ['/mcp', '/mcp/']) {
+    router
+      .add('post', path, (ex) => handlePost(env, ex))
+      .add('get', path, (ex) => handleGet(env, ex))
+      .add('del', path, (ex) => handleDelete(env, ex))
+      .add('options', path, (ex) => env.cors.preflight(ex))
+      .add('any', path, (ex) => {
+        env.cors.apply(ex);
+        ex.sendJson(405, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed.' } }, [['Allow', 'GET, POST, DELETE']]);
+      });
+  }
+}

@@ -1,0 +1,63 @@
+// The shape of an agent tool: one JSON Schema for its arguments, used both to validate calls and
+// to publish it in tools/list, one for its output, and the function that runs it.
+import type { Caller, Deps } from '../../../services/deps.js';
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolContext {
+  readonly deps: Deps;
+  readonly caller: Caller;
+  /** Aborted when the client cancels or disconnects. */
+  readonly signal: AbortSignal;
+  /** Milliseconds a long-poll may hold before it must answer (the connection cap less a margin). */
+  readonly maxWaitMs: number;
+  /** Sends notifications/progress when the caller asked for it (a progressToken). */
+  progress(progress: number, message: string, total?: number): void;
+}
+
+export interface Tool<Args = Record<string, unknown>> {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema: JsonSchema;
+  /** Long-poll tools hold the call open; they answer as SSE where the client accepts it. */
+  readonly longPoll?: boolean;
+  run(ctx: ToolContext, args: Args): Promise<Record<string, unknown>>;
+}
+
+export function defineTool<Args>(tool: Tool<Args>): Tool<Args> {
+  return tool;
+}
+
+export const inboxArg = { type: 'string', format: 'email', description: 'Full email address of the inbox' } as const;
+export const nullableString = { type: ['string', 'null'] } as const;
+
+export const messageSummarySchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    inbox: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'array', items: { type: 'string' } },
+    subject: { type: 'string' },
+    date: { type: 'string' },
+    has_attachment: { type: 'boolean' },
+    otp: nullableString,
+    verification_link: nullableString,
+    read: { type: 'boolean' },
+  },
+  required: ['id', 'inbox', 'from', 'subject', 'date', 'otp', 'verification_link'],
+} as const;
+
+export const customDomainSchema = {
+  type: 'object',
+  properties: {
+    domain: { type: 'string' },
+    verified: { type: 'boolean' },
+    mx_record: { type: 'string' },
+    txt_record: { type: 'string' },
+    added_at: { type: 'string' },
+  },
+  required: ['domain', 'verified', 'mx_record', 'txt_record', 'added_at'],
+} as const;

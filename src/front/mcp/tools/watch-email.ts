@@ -1,0 +1,35 @@
+// watch_email: long-polls an existing inbox for its next message (or the first newer than `since`).
+import { toSummary } from '../../../actors/model.js';
+import { waitForMessage } from '../../../services/messages.js';
+import { optionalSince, requireAddress } from '../../../services/validate.js';
+import { defineTool, messageSummarySchema } from './tool.js';
+
+export const watchEmail = defineTool<{ inbox: string; timeout?: number; since?: string }>({
+  name: 'watch_email',
+  title: 'Watch an inbox',
+  description:
+    'Waits for the next email on an existing inbox and returns it. With `since` (a message id), returns the first message newer than it, at once if one is already there. ' +
+    'On timeout the result has timed_out: true and message: null.',
+  longPoll: true,
+  inputSchema: {
+    type: 'object',
+    properties: {
+      inbox: { type: 'string', format: 'email', description: 'Full email address of the inbox' },
+      timeout: { type: 'number', minimum: 10, maximum: 60, default: 30, description: 'Seconds to wait' },
+      since: { type: 'string', description: 'A message id: wait for messages newer than it' },
+    },
+    required: ['inbox'],
+  },
+  outputSchema: {
+    type: 'object',
+    properties: { timed_out: { type: 'boolean' }, message: { anyOf: [messageSummarySchema, { type: 'null' }] } },
+    required: ['timed_out', 'message'],
+  },
+  async run(ctx, args) {
+    const inbox = requireAddress(args.inbox);
+    const since = optionalSince(args.since);
+    const timeoutMs = Math.min((args.timeout ?? 30) * 1000, ctx.maxWaitMs);
+    const result = await waitForMessage(ctx.deps, ctx.caller, inbox, { since, match: 'any', timeoutMs, signal: ctx.signal });
+    return result.timed_out ? { timed_out: true, message: null } : { timed_out: false, message: toSummary(result.message) };
+  },
+});

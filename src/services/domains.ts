@@ -1,0 +1,109 @@
+// Custom domains (SEED.md "Custom domains"), shared by REST and the agent tools: add with the DNS
+// records to publish, verify by live DNS lookup, list, and delete with the inboxes at the domain.
+import type { DomainRecord } from '../actors/domain-actor.js';
+import { fail } from '../errors/registry.js';
+import type { Caller, Deps } from './deps.js';
+import { lookupDomain, makeResolver } from './dns-check.js';
+import { normalizeDomain } from './validate.js';
+
+export const MAX_CUSTOM_DOMAINS = 10;
+const SERVICE_NAME = 'mailcue';
+
+export interface CustomDomain {
+  domain: string;
+  verified: boolean;
+  mx_record: string;
+  txt_record: string;
+  added_at: string;
+}
+
+export interface DnsRecord {
+  type: 'MX' | 'TXT';
+  hostname: '@';
+  value: string;
+  priority?: '10';
+  ttl?: 'Auto';
+}
+
+export function view(deps: Deps, r: DomainRecord): CustomDomain {
+  return {
+    domain: r.domain,
+    verified: r.verified,
+    mx_record: deps.config.mxHost,
+    txt_record: `${SERVICE_NAME}-verification=${r.token}`,
+    added_at: r.added_at,
+  };
+}
+
+export function dnsRecords(d: CustomDomain, withTtl: boolean): DnsRecord[] {
+  const ttl = withTtl ? { ttl: 'Auto' as const } : {};
+  return [
+    { type: 'MX', hostname: '@', value: d.mx_record, priority: '10', ...ttl },
+    { type: 'TXT', hostname: '@', value: d.txt_record, ...ttl },
+  ];
+}
+
+export function requireDomain(value: unknown): string {
+  const domain = normalizeDomain(value);
+  if (!domain) fail('invalid_domain', `"${typeof value === 'string' ? value : JSON.stringify(value) ?? ''}" is not a valid domain name`);
+  return domain;
+}
+
+/** A path or tool argument naming a domain: malformed names cannot be on the account. */
+export function existingDomainName(value: unknown): string {
+  const domain = normalizeDomain(value);
+  if (!domain) fail('domain_not_found', `The domain ${String(value)} is not on your account`);
+  return domain;
+}
+
+export async function listDomains(deps: Deps, caller: Caller): Promise<CustomDomain[]> {
+  const perShard = await deps.cluster.broadcast<DomainRecord[]>({ type: 'domain.list', accountId: caller.accountId });
+  return perShard.flat().sort((a, b) => a.added_at.localeCompare(b.added_at)).map((r) => view(deps, r));
+}
+
+export interface AddedDomain {
+  created: boolean;
+  domain: CustomDomain & { dns_records: DnsRecord[]; next_step: string };
+}
+
+export async function addDomain(deps: Deps, caller: Caller, input: unknown): Promise<AddedDomain> {
+  const name = requireDomain(input);
+  if (deps.config.domains.includes(name)) fail('domain_taken', `${name} is one of this service's own domains`);
+  const existing = await listDomains(deps, caller);
+  const already = existing.find((d) => d.domain === name);
+  if (!already && existing.length >= MAX_CUSTOM_DOMAINS) {
+    fail('limit_reached', `An account can have at most ${MAX_CUSTOM_DOMAINS} custom domains; delete one first`);
+  }
+  const { created, record } = await deps.cluster.call<{ created: boolean; record: DomainRecord }>({
+    type: 'domain.add', accountId: caller.accountId, domain: name,
+  });
+  const d = view(deps, record);
+  return { created, domain: { ...d, dns_records: dnsRecords(d, true), next_step: `POST /v1/custom-domains/${name}/verify` } };
+}
+
+export async function verifyDomain(deps: Deps, caller: Caller, input: unknown): Promise<CustomDomain> {
+  const name = existingDomainName(input);
+  const record = await deps.cluster.call<DomainRecord>({ type: 'domain.get', accountId: caller.accountId, domain: name });
+  if (record.verified) return view(deps, record);
+  const d = view(deps, record);
+  const found = await lookupDomain(makeResolver(deps.config.dnsServers), name);
+  const missing: string[] = [];
+  if (!found.mx.includes(d.mx_record)) missing.push(`MX record pointing to ${d.mx_record}`);
+  if (!found.txt.includes(d.txt_record)) missing.push(`TXT record "${d.txt_record}"`);
+  if (missing.length > 0) {
+    fail('verification_failed', `DNS verification failed for ${name}: missing ${missing.join(' and ')}`, {
+      verified: false,
+      hint: 'Add both records at @ at your DNS provider; propagation can take up to 48 hours',
+      dns_records_needed: dnsRecords(d, false),
+    });
+  }
+  return view(deps, await deps.cluster.call<DomainRecord>({ type: 'domain.mark_verified', accountId: caller.accountId, domain: name }));
+}
+
+export async function deleteDomain(deps: Deps, caller: Caller, input: unknown): Promise<{ domain: string; inboxes_removed: string[] }> {
+  const name = existingDomainName(input);
+  // The domain goes first, so no new inbox can be registered under it while its inboxes go.
+  await deps.cluster.call<DomainRecord>({ type: 'domain.delete', accountId: caller.accountId, domain: name });
+  const removed = await deps.cluster.broadcast<string[]>({ type: 'inbox.delete_by_domain', accountId: caller.accountId, domain: name });
+  return { domain: name, inboxes_removed: removed.flat().sort() };
+}
