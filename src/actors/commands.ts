@@ -64,9 +64,14 @@ export type DomainCommand =
   | { type: 'domain.delete'; accountId: string; domain: string }
   | { type: 'domain.verified_for'; accountId: string; domain: string };
 
+export type OAuthCommand =
+  | { type: 'oauth.issue_code'; accountId: string; codeHash: string; codeChallenge: string; redirectUri: string | null; resource: string | null }
+  | { type: 'oauth.redeem_code'; accountId: string; codeHash: string; codeVerifier: string; redirectUri: string | null; accessHash: string; refreshHash: string }
+  | { type: 'oauth.refresh'; accountId: string; refreshHash: string; accessHash: string; newRefreshHash: string };
+
 export type ShardCommand = { type: 'shard.stats' } | { type: 'shard.ping' };
 
-export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | ShardCommand;
+export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | ShardCommand;
 export type CommandType = Command['type'];
 
 /** The key a command is routed by, or null for commands that go to every shard. */
@@ -83,6 +88,9 @@ export function routeKey(command: Command): string | null {
     case 'account.session_open':
     case 'account.session_close':
     case 'account.sessions':
+    case 'oauth.issue_code':
+    case 'oauth.redeem_code':
+    case 'oauth.refresh':
       return command.accountId;
     case 'domain.add':
     case 'domain.get':

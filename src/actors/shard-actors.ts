@@ -8,6 +8,7 @@ import type { Command } from './commands.js';
 import type { ActorContext, RequestScope } from './context.js';
 import { DomainActor } from './domain-actor.js';
 import { InboxActor } from './inbox-actor.js';
+import { OAuthActor } from './oauth-actor.js';
 import { WaiterRegistry } from './waiters.js';
 
 export interface ShardStats {
@@ -22,6 +23,7 @@ export class ShardActors {
   readonly accounts: AccountActor;
   readonly inboxes: InboxActor;
   readonly domains: DomainActor;
+  readonly oauth: OAuthActor;
 
   constructor(shardId: number, config: Config, dataDir: string, masterKey: string) {
     const store: ShardStore = openShardStore(dataDir);
@@ -31,6 +33,7 @@ export class ShardActors {
     this.accounts = new AccountActor(this.ctx);
     this.inboxes = new InboxActor(this.ctx);
     this.domains = new DomainActor(this.ctx);
+    this.oauth = new OAuthActor(this.ctx);
   }
 
   dispatch(command: Command, scope: RequestScope): unknown {
@@ -43,6 +46,8 @@ export class ShardActors {
         return this.inboxes.handle(command as Extract<Command, { type: `inbox.${string}` | `message.${string}` }>, scope);
       case 'domain':
         return this.domains.handle(command as Extract<Command, { type: `domain.${string}` }>);
+      case 'oauth':
+        return this.oauth.handle(command as Extract<Command, { type: `oauth.${string}` }>);
       case 'shard':
         return this.stats();
       default:

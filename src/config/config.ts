@@ -32,6 +32,7 @@ export interface Config {
   readonly maxMessageBytes: number;
   readonly agentConnectionMaxMs: number;
   readonly sessionIdleMs: number;
+  readonly oauthCodeTtlMs: number;
   readonly allowedOrigins: readonly string[];
   readonly plans: Readonly<Record<PlanName, Plan>>;
   readonly masterKey: string | null;
@@ -148,6 +149,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     maxMessageBytes: int(env, 'MAILCUE_MAX_MESSAGE_BYTES', 10 * 1024 * 1024, 1024),
     agentConnectionMaxMs: int(env, 'MAILCUE_AGENT_CONNECTION_MAX_MS', 60_000, 1000),
     sessionIdleMs: int(env, 'MAILCUE_SESSION_IDLE_MS', 300_000, 1000),
+    oauthCodeTtlMs: int(env, 'MAILCUE_OAUTH_CODE_TTL_MS', 60_000, 100),
     allowedOrigins: list(env, 'MAILCUE_ALLOWED_ORIGINS', []),
     plans: plansFrom(env),
     masterKey: env.MAILCUE_MASTER_KEY || null,

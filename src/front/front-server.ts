@@ -12,6 +12,8 @@ import { opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
 import { uWS, type us_listen_socket } from './http/uws.js';
 import { Cors } from './mcp/cors.js';
+import { flowRoutes } from './oauth/flow-routes.js';
+import { metadataRoutes } from './oauth/metadata-routes.js';
 import { SessionStore } from './mcp/sessions.js';
 import { sseRoutes } from './mcp/sse-transport.js';
 import { streamableHttpRoutes, type AgentToolEnv } from './mcp/streamable-http.js';
@@ -46,9 +48,10 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
     },
   });
   const sessions = new SessionStore(deps);
+  const cors = new Cors(config);
   const capMs = config.agentConnectionMaxMs;
   const agentTools: AgentToolEnv = {
-    deps, sessions, cors: new Cors(config), capMs,
+    deps, sessions, cors, capMs,
     // A long-poll answers before the connection cap, so no call is cut off without its result.
     maxWaitMs: capMs - Math.min(2000, Math.floor(capMs / 10)),
   };
@@ -59,6 +62,8 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
   domainRoutes(router, deps);
   streamableHttpRoutes(router, agentTools);
   sseRoutes(router, agentTools);
+  metadataRoutes(router, config, cors);
+  flowRoutes(router, deps, cors);
   router.add('any', '/*', (ex) => {
     throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
   });

@@ -29,6 +29,8 @@ export interface Service {
   dataDir: string;
   env: Record<string, string>;
   processes: ChildProcess[];
+  /** Every front tier's base URL (one in embedded mode). */
+  frontUrls: string[];
   stop(): Promise<void>;
   restart(): Promise<void>;
   createAccount(plan?: string, name?: string): Promise<{ id: string; api_key: string; plan: string }>;
@@ -83,8 +85,10 @@ async function kill(child: ChildProcess): Promise<void> {
 
 export interface StartOptions {
   env?: Record<string, string>;
-  /** Run as a cluster: this many `mailcue shard` processes behind one `mailcue front`. */
+  /** Run as a cluster: this many `mailcue shard` processes behind `mailcue front` processes. */
   clusterShards?: number;
+  /** Cluster mode: how many front processes (default 1); their URLs are in `frontUrls`. */
+  fronts?: number;
   dataDir?: string;
 }
 
@@ -105,6 +109,9 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     ...options.env,
   };
   const shardPorts = options.clusterShards ? await Promise.all(Array.from({ length: options.clusterShards }, freePort)) : [];
+  // Extra fronts (cluster mode) listen on their own HTTP and SMTP ports.
+  const extraFronts = await Promise.all(Array.from({ length: Math.max(0, (options.fronts ?? 1) - 1) }, async () => ({ http: await freePort(), smtp: await freePort() })));
+  const frontUrls = [baseUrl, ...extraFronts.map((f) => `http://127.0.0.1:${f.http}`)];
   const processes: ChildProcess[] = [];
 
   const boot = async () => {
@@ -116,10 +123,13 @@ export async function startService(options: StartOptions = {}): Promise<Service>
       const map = shardPorts.map((p, id) => `${id}=127.0.0.1:${p}`).join(',');
       env.MAILCUE_SHARDS = map;
       processes.push(launch(['front', '--shards', map], env));
+      for (const f of extraFronts) {
+        processes.push(launch(['front', '--shards', map], { ...env, MAILCUE_HTTP_PORT: String(f.http), MAILCUE_SMTP_PORT: String(f.smtp) }));
+      }
     } else {
       processes.push(launch(['serve'], env));
     }
-    await waitReady(baseUrl, processes);
+    for (const url of frontUrls) await waitReady(url, processes);
   };
   await boot();
 
@@ -129,7 +139,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
   };
 
   const service: Service = {
-    baseUrl, httpPort, smtpPort, dataDir, env, processes,
+    baseUrl, httpPort, smtpPort, dataDir, env, processes, frontUrls,
     async stop() {
       await stopAll();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,151 @@
+// SEED.md's simplified OAuth, made safe (DESIGN §4): the API key is the client_id, PKCE S256 is
+// required, codes are single-use and live 60 s, tokens are random and stored only as hashes on
+// the account's shard. Errors follow RFC 6749 §4.1.2.1 (redirected) and §5.2 (token endpoint).
+import { MailcueError } from '../../errors/registry.js';
+import { newCredential, parseCredential } from '../../security/credentials.js';
+import type { Deps } from '../../services/deps.js';
+import type { IssuedTokens } from '../../actors/oauth-actor.js';
+import { admitToken } from '../auth.js';
+import type { Exchange } from '../http/exchange.js';
+import type { Router } from '../http/router.js';
+import type { Cors } from '../mcp/cors.js';
+import { issuer, knownResources } from './metadata-routes.js';
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const CHALLENGE = /^[A-Za-z0-9_-]{43,128}$/;
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/** https anywhere, or http on a loopback host (native and CLI clients, RFC 8252 §7.3). */
+function redirectAllowed(value: string): URL | null {
+  try {
+    const u = new URL(value);
+    if (u.hash) return null;
+    if (u.protocol === 'https:') return u;
+    if (u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname)) return u;
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+function oauthError(ex: Exchange, status: number, error: string, description: string): void {
+  ex.sendJson(status, { error, error_description: description }, [['Cache-Control', 'no-store'], ['Pragma', 'no-cache']]);
+}
+
+async function validClient(deps: Deps, clientId: string | null): Promise<string | null> {
+  if (!clientId) return null;
+  try {
+    const admission = await admitToken(deps, clientId, { kind: 'none' });
+    return parseCredential(clientId)?.kind === 'api_key' ? admission.account.id : null;
+  } catch {
+    return null;
+  }
+}
+
+async function authorize(deps: Deps, ex: Exchange): Promise<void> {
+  const q = ex.query;
+  const clientId = q.get('client_id');
+  const redirectRaw = q.get('redirect_uri');
+  const accountId = await validClient(deps, clientId);
+  if (!accountId) return oauthError(ex, 400, 'invalid_client', 'client_id must be a valid API key');
+  const redirect = redirectRaw ? redirectAllowed(redirectRaw) : null;
+  if (!redirect) return oauthError(ex, 400, 'invalid_request', 'redirect_uri must be an https URL or an http URL on localhost');
+
+  // From here on, errors go back to the client through the redirect.
+  const back = (params: Record<string, string>) => {
+    const target = new URL(redirect.href);
+    for (const [k, v] of Object.entries(params)) target.searchParams.set(k, v);
+    const state = q.get('state');
+    if (state !== null) target.searchParams.set('state', state);
+    target.searchParams.set('iss', issuer(deps.config));
+    ex.send(302, '', null, [['Location', target.href], ['Cache-Control', 'no-store']]);
+  };
+  const responseType = q.get('response_type');
+  if (responseType !== null && responseType !== 'code') return back({ error: 'unsupported_response_type', error_description: 'response_type must be code' });
+  const challenge = q.get('code_challenge');
+  if (!challenge || !CHALLENGE.test(challenge)) return back({ error: 'invalid_request', error_description: 'code_challenge (PKCE) is required' });
+  if (q.get('code_challenge_method') !== 'S256') return back({ error: 'invalid_request', error_description: 'code_challenge_method must be S256' });
+  const resource = q.get('resource');
+  if (resource !== null && !knownResources(deps.config).has(resource)) return back({ error: 'invalid_target', error_description: 'unknown resource' });
+
+  const code = newCredential('auth_code', accountId);
+  await deps.cluster.call({
+    type: 'oauth.issue_code', accountId, codeHash: parseCredential(code)!.hash, codeChallenge: challenge, redirectUri: redirectRaw, resource,
+  });
+  back({ code });
+}
+
+async function formBody(ex: Exchange): Promise<URLSearchParams> {
+  const raw = (await ex.body(64 * 1024)).toString('utf8');
+  if ((ex.header('content-type') ?? '').includes('application/json')) {
+    try {
+      return new URLSearchParams(Object.entries(JSON.parse(raw) as Record<string, unknown>).map(([k, v]): [string, string] => [k, String(v)]));
+    } catch {
+      return new URLSearchParams();
+    }
+  }
+  return new URLSearchParams(raw);
+}
+
+/** client_id from the form, or from HTTP Basic credentials (RFC 6749 §2.3.1). */
+function clientIdOf(ex: Exchange, form: URLSearchParams): string | null {
+  const basic = /^Basic\s+(\S+)$/i.exec(ex.header('authorization') ?? '');
+  if (basic) return decodeURIComponent(Buffer.from(basic[1]!, 'base64').toString('utf8').split(':')[0] ?? '');
+  return form.get('client_id');
+}
+
+async function token(deps: Deps, ex: Exchange): Promise<void> {
+  const form = await formBody(ex);
+  const grant = form.get('grant_type');
+  const access = (accountId: string) => newCredential('access_token', accountId);
+  const refresh = (accountId: string) => newCredential('refresh_token', accountId);
+  const answer = (accessToken: string, refreshToken: string, issued: IssuedTokens) =>
+    ex.sendJson(200, { access_token: accessToken, token_type: 'Bearer', expires_in: issued.expires_in, refresh_token: refreshToken, scope: issued.scope }, [
+      ['Cache-Control', 'no-store'], ['Pragma', 'no-cache'],
+    ]);
+  try {
+    if (grant === 'authorization_code') {
+      const code = parseCredential(form.get('code') ?? '');
+      const verifier = form.get('code_verifier');
+      const clientAccount = await validClient(deps, clientIdOf(ex, form));
+      if (!clientAccount) return oauthError(ex, 401, 'invalid_client', 'client_id must be a valid API key');
+      if (!code || code.kind !== 'auth_code' || code.accountId !== clientAccount) return oauthError(ex, 400, 'invalid_grant', 'The authorization code is invalid');
+      if (!verifier || !VERIFIER.test(verifier)) return oauthError(ex, 400, 'invalid_request', 'code_verifier is required (RFC 7636)');
+      const resource = form.get('resource');
+      if (resource !== null && !knownResources(deps.config).has(resource)) return oauthError(ex, 400, 'invalid_target', 'unknown resource');
+      const a = access(clientAccount);
+      const r = refresh(clientAccount);
+      const issued = await deps.cluster.call<IssuedTokens>({
+        type: 'oauth.redeem_code', accountId: clientAccount, codeHash: code.hash, codeVerifier: verifier, redirectUri: form.get('redirect_uri'),
+        accessHash: parseCredential(a)!.hash, refreshHash: parseCredential(r)!.hash,
+      });
+      return answer(a, r, issued);
+    }
+    if (grant === 'refresh_token') {
+      const old = parseCredential(form.get('refresh_token') ?? '');
+      if (!old || old.kind !== 'refresh_token') return oauthError(ex, 400, 'invalid_grant', 'The refresh token is invalid');
+      const clientId = clientIdOf(ex, form);
+      if (clientId && (await validClient(deps, clientId)) !== old.accountId) return oauthError(ex, 401, 'invalid_client', 'client_id must be the API key the token was issued to');
+      const a = access(old.accountId);
+      const r = refresh(old.accountId);
+      const issued = await deps.cluster.call<IssuedTokens>({
+        type: 'oauth.refresh', accountId: old.accountId, refreshHash: old.hash, accessHash: parseCredential(a)!.hash, newRefreshHash: parseCredential(r)!.hash,
+      });
+      return answer(a, r, issued);
+    }
+    return oauthError(ex, 400, grant ? 'unsupported_grant_type' : 'invalid_request', grant ? `grant_type ${grant} is not supported` : 'grant_type is required');
+  } catch (err) {
+    if (err instanceof MailcueError && (err.code === 'invalid_grant' || err.code === 'not_found')) return oauthError(ex, 400, 'invalid_grant', err.message);
+    throw err;
+  }
+}
+
+export function flowRoutes(router: Router, deps: Deps, cors: Cors): void {
+  router
+    .add('get', '/authorize', (ex) => authorize(deps, ex))
+    .add('post', '/token', (ex) => {
+      cors.apply(ex);
+      return token(deps, ex);
+    })
+    .add('options', '/token', (ex) => cors.preflight(ex));
+}

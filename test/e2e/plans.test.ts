@@ -1,0 +1,162 @@
+// End to end: plan gating and metering across the cluster (two front tiers, two shard processes).
+import test from 'ava';
+import { connectMcp, rawInitialize, rawMcp } from '../helpers/mcp.js';
+import { freshWindow } from '../helpers/minute.js';
+import { startService, type Service } from '../helpers/service.js';
+import { sendMail } from '../helpers/mail.js';
+
+type Json = Record<string, any>;
+let svc: Service;
+
+test.before(async () => {
+  svc = await startService({ clusterShards: 2, fronts: 2, env: { MAILCUE_MONTHLY_CREDITS: 'growth=100000,enterprise=30' } });
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
+
+const TOOL_CALLS: [string, Json][] = [
+  ['get_latest_email', { inbox: 'x@mailcue.test' }], ['extract_otp', { inbox: 'x@mailcue.test' }], ['create_and_wait_for_otp', { timeout: 10 }],
+  ['watch_email', { inbox: 'x@mailcue.test' }], ['get_messages', { inbox: 'x@mailcue.test' }], ['delete_email', { inbox: 'x@mailcue.test', message_id: 'msg_0' }],
+  ['list_inboxes', {}], ['list_custom_domains', {}], ['add_custom_domain', { domain: 'a.example.com' }],
+  ['verify_custom_domain', { domain: 'a.example.com' }], ['delete_custom_domain', { domain: 'a.example.com' }],
+];
+
+for (const plan of ['free', 'developer', 'startup']) {
+  test(`plans - ${plan}: discovery works, every tool call is -32001 (403), custom domains are plan_required`, async (t) => {
+    const key = (await svc.createAccount(plan)).api_key;
+    const session = await rawInitialize(svc.baseUrl, key);
+    const headers = { authorization: `Bearer ${key}`, 'mcp-session-id': session };
+    const list = await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers);
+    t.is(list.status, 200);
+    t.is(((await list.json()) as Json).result.tools.length, 11);
+    t.is((await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: 2, method: 'ping' }, headers)).status, 200);
+    for (const [name, args] of TOOL_CALLS) {
+      const res = await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name, arguments: args } }, headers);
+      t.is(res.status, 403, name);
+      t.like(await res.json(), { error: { code: -32001, data: 'Plan upgrade required' } }, name);
+    }
+    for (const [method, path] of [['GET', '/v1/custom-domains'], ['POST', '/v1/custom-domains'], ['POST', '/v1/custom-domains/a.example.com/verify'], ['DELETE', '/v1/custom-domains/a.example.com']]) {
+      const res = await svc.api(key, method!, path!, method === 'POST' && path === '/v1/custom-domains' ? { domain: 'a.example.com' } : undefined);
+      t.is(res.status, 403, path);
+      const body = (await res.json()) as Json;
+      t.is(body.error, 'plan_required');
+      t.is(typeof body.upgrade_url, 'string');
+    }
+  });
+}
+
+test('plans - growth and enterprise run tools and custom domains', async (t) => {
+  for (const plan of ['growth', 'enterprise']) {
+    const key = (await svc.createAccount(plan)).api_key;
+    const client = await connectMcp('streamable-http', svc.baseUrl, key);
+    const r = await client.callTool({ name: 'list_inboxes', arguments: {} });
+    t.falsy(r.isError);
+    await client.close();
+    t.is((await svc.api(key, 'GET', '/v1/custom-domains')).status, 200);
+  }
+});
+
+test.serial('quotas - the 61st tool call in a minute on Growth is -32003 with Retry-After, counted across both front tiers', async (t) => {
+  t.is(svc.frontUrls.length, 2);
+  const key = (await svc.createAccount('growth')).api_key;
+  const sessions = await Promise.all(svc.frontUrls.map((url) => rawInitialize(url, key)));
+  await freshWindow();
+  const call = (i: number) =>
+    rawMcp(svc.frontUrls[i % 2]!, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'list_inboxes', arguments: {} } }, {
+      authorization: `Bearer ${key}`, 'mcp-session-id': sessions[i % 2]!,
+    });
+  for (let i = 0; i < 60; i++) t.is((await call(i)).status, 200, `call ${i + 1}`);
+  const refused = await call(60);
+  t.is(refused.status, 429);
+  const retry = Number(refused.headers.get('retry-after'));
+  t.true(Number.isInteger(retry) && retry >= 1 && retry <= 60);
+  const body = (await refused.json()) as Json;
+  t.is(body.error.code, -32003);
+  t.regex(body.error.message, /60 ops per minute on Growth/);
+  const usage = (await (await svc.api(key, 'GET', '/v1/account')).json()) as Json;
+  t.is(usage.data.ops_this_minute, 60);
+});
+
+test.serial('quotas - the 6th concurrent session on Growth is refused with -32004 (429); ending one frees a slot', async (t) => {
+  const key = (await svc.createAccount('growth')).api_key;
+  const sessions: string[] = [];
+  for (let i = 0; i < 5; i++) sessions.push(await rawInitialize(svc.frontUrls[i % 2]!, key));
+  const sixth = await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }, { authorization: `Bearer ${key}` });
+  t.is(sixth.status, 429);
+  t.like(await sixth.json(), { error: { code: -32004 } });
+  const sse = await fetch(`${svc.baseUrl}/sse`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } });
+  t.is(sse.status, 429);
+  const usage = (await (await svc.api(key, 'GET', '/v1/account')).json()) as Json;
+  t.is(usage.data.sessions_open, 5);
+  const del = await fetch(`${svc.baseUrl}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${key}`, 'mcp-session-id': sessions[0]! } });
+  t.is(del.status, 200);
+  t.truthy(await rawInitialize(svc.baseUrl, key));
+});
+
+test.serial('quotas - credits drop by each tool\'s multiplier and calls stop at zero', async (t) => {
+  const key = (await svc.createAccount('enterprise')).api_key; // 30 credits in this service
+  const inbox = ((await (await svc.api(key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address;
+  await sendMail(svc.smtpPort, { to: inbox, subject: 'c', text: 'code 4455' });
+  const client = await connectMcp('streamable-http', svc.baseUrl, key);
+  const left = async () => ((await (await svc.api(key, 'GET', '/v1/account')).json()) as Json).data.credits_left;
+  t.is(await left(), 30);
+  await client.callTool({ name: 'get_latest_email', arguments: { inbox } });
+  t.is(await left(), 28);
+  await client.callTool({ name: 'extract_otp', arguments: { inbox } });
+  t.is(await left(), 25);
+  await client.callTool({ name: 'list_inboxes', arguments: {} });
+  t.is(await left(), 24);
+  await client.callTool({ name: 'watch_email', arguments: { inbox, since: 'msg_0000000000000000000' } }).catch(() => null);
+  t.is(await left(), 14);
+  await client.callTool({ name: 'watch_email', arguments: { inbox, timeout: 10 } }, undefined, {}).catch(() => null);
+  t.is(await left(), 4);
+  await client.callTool({ name: 'create_and_wait_for_otp', arguments: { timeout: 10 } }).then(() => t.fail('should be refused'), () => undefined);
+  t.is(await left(), 4, 'a refused call deducts nothing');
+  const session = await rawInitialize(svc.baseUrl, key);
+  const refused = await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'create_and_wait_for_otp', arguments: { timeout: 10 } } }, { authorization: `Bearer ${key}`, 'mcp-session-id': session });
+  t.is(refused.status, 402);
+  t.like(await refused.json(), { error: { code: -32005 } });
+  await client.callTool({ name: 'get_latest_email', arguments: { inbox } });
+  await client.callTool({ name: 'get_latest_email', arguments: { inbox } });
+  t.is(await left(), 0);
+  await client.close();
+});
+
+test.serial('rate limit - the 61st REST request in a minute on Free is 429 rate_limited with Retry-After and RateLimit headers', async (t) => {
+  const key = (await svc.createAccount('free')).api_key;
+  await freshWindow();
+  let last: Response | undefined;
+  for (let i = 0; i < 60; i++) {
+    last = await svc.api(key, 'GET', '/v1/inboxes');
+    t.is(last.status, 200);
+  }
+  t.is(last!.headers.get('ratelimit-limit'), '60');
+  t.is(last!.headers.get('ratelimit-remaining'), '0');
+  const refused = await svc.api(key, 'GET', '/v1/inboxes');
+  t.is(refused.status, 429);
+  t.true(Number(refused.headers.get('retry-after')) >= 1);
+  t.is(refused.headers.get('ratelimit-remaining'), '0');
+  t.like(await refused.json(), { success: false, error: 'rate_limited' });
+});
+
+test('admin - a plan change takes effect on the next request; a rotated key stops working at once', async (t) => {
+  const acct = await svc.createAccount('free');
+  const client = await connectMcp('sse', svc.baseUrl, acct.api_key);
+  await t.throwsAsync(client.callTool({ name: 'list_inboxes', arguments: {} }), { message: /-32001/ });
+  const patched = await svc.admin('PATCH', `/admin/v1/accounts/${acct.id}`, { plan: 'growth' });
+  t.is(patched.status, 200);
+  t.is(((await patched.json()) as Json).data.plan, 'growth');
+  const ok = await client.callTool({ name: 'list_inboxes', arguments: {} });
+  t.falsy(ok.isError);
+  await client.close();
+
+  const rotated = await svc.admin('POST', `/admin/v1/accounts/${acct.id}/rotate-key`);
+  const fresh = ((await rotated.json()) as Json).data.api_key;
+  t.not(fresh, acct.api_key);
+  t.is((await svc.api(acct.api_key, 'GET', '/v1/inboxes')).status, 401);
+  t.is((await svc.api(fresh, 'GET', '/v1/inboxes')).status, 200);
+  const cli = await svc.cli(['admin', 'set-plan', acct.id, 'startup']);
+  t.is(cli.code, 0, cli.stderr);
+  t.is(JSON.parse(cli.stdout).plan, 'startup');
+});
