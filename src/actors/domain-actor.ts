@@ -34,7 +34,7 @@ export class DomainActor {
       case 'domain.list':
         return this.list(cmd.accountId);
       case 'domain.get':
-        return this.own(cmd.accountId, cmd.domain);
+        return this.ownUntaken(cmd.accountId, cmd.domain);
       case 'domain.mark_verified':
         return this.markVerified(cmd.accountId, cmd.domain);
       case 'domain.delete':
@@ -47,6 +47,14 @@ export class DomainActor {
   private own(accountId: string, domain: string): DomainRecord {
     const record = this.domains.get([domain, accountId]);
     if (!record) fail('domain_not_found', `The domain ${domain} is not on your account`);
+    return record;
+  }
+
+  /** The caller's entry, unless another account has verified the domain since (DESIGN §3: 409). */
+  private ownUntaken(accountId: string, domain: string): DomainRecord {
+    const record = this.own(accountId, domain);
+    const owner = record.verified ? accountId : this.verifiedOwner(domain);
+    if (owner !== null && owner !== accountId) fail('domain_taken', `The domain ${domain} is verified by another account`);
     return record;
   }
 

@@ -110,7 +110,8 @@ async function runTool(ctx: ExecuteContext, tool: Tool<any>, args: Record<string
     const failure = toRpcFailure(err);
     if (failure) throw failure;
     // Not-found and similar: a result the model can act on, never another account's data.
-    return { content: [{ type: 'text', text: (err as Error).message }], isError: true };
+    const details = err instanceof MailcueError && err.details ? `\n${JSON.stringify(err.details)}` : '';
+    return { content: [{ type: 'text', text: `${(err as Error).message}${details}` }], isError: true };
   }
 }
 

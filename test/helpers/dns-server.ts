@@ -1,0 +1,117 @@
+// A real authoritative DNS server (dns2, UDP) on a free loopback port, whose MX and TXT records a
+// test changes at runtime, and which can be switched to answer SERVFAIL or to stay silent (timeout).
+import dns2 from 'dns2';
+
+const { Packet } = dns2;
+// RFC 1035 §4.1.1 response codes (dns2's typings do not declare Packet.RCODE).
+const RCODE_SERVFAIL = 2;
+const RCODE_NXDOMAIN = 3;
+
+export type DnsMode = 'answer' | 'servfail' | 'timeout';
+
+export interface MxRecord {
+  exchange: string;
+  priority: number;
+}
+
+export interface TestDnsServer {
+  /** `127.0.0.1:<port>`, the form MAILCUE_DNS_SERVERS takes. */
+  readonly address: string;
+  readonly port: number;
+  /** How the server treats every query from now on (a name's own mode, when set, wins). */
+  mode: DnsMode;
+  /** How the server treats queries for one name; null goes back to the server-wide mode. */
+  setMode(name: string, mode: DnsMode | null): void;
+  /** Queries received so far, as `TYPE name` (lowercase name). */
+  readonly queries: string[];
+  setMx(name: string, records: MxRecord[]): void;
+  /** Each value is one TXT record; a string[] value is one record split into character-strings. */
+  setTxt(name: string, values: (string | string[])[]): void;
+  /** Removes every record of the name: queries for it answer NXDOMAIN. */
+  clear(name: string): void;
+  close(): Promise<void>;
+}
+
+interface Zone {
+  mx: MxRecord[];
+  txt: (string | string[])[];
+}
+
+const key = (name: string) => name.toLowerCase().replace(/\.$/, '');
+
+export async function startDnsServer(): Promise<TestDnsServer> {
+  const zones = new Map<string, Zone>();
+  const queries: string[] = [];
+  const modes = new Map<string, DnsMode>();
+  const zone = (name: string): Zone => {
+    let z = zones.get(key(name));
+    if (!z) zones.set(key(name), (z = { mx: [], txt: [] }));
+    return z;
+  };
+
+  const state = { mode: 'answer' as DnsMode };
+  const server = dns2.createServer({
+    udp: true,
+    handle(request, send) {
+      const [question] = request.questions;
+      const asked = question?.name ?? '';
+      const name = key(asked);
+      const typeName = Object.entries(Packet.TYPE).find(([, v]) => v === question?.type)?.[0] ?? String(question?.type);
+      queries.push(`${typeName} ${name}`);
+      // A reply to a client gone away (socket closed at the end of a test) is not an error here.
+      const reply = (packet: unknown) => void Promise.resolve(send(packet as never)).catch(() => undefined);
+      const mode = modes.get(name) ?? state.mode;
+      if (mode === 'timeout') return;
+      const response = Packet.createResponseFromRequest(request);
+      response.header.aa = 1;
+      if (mode === 'servfail') {
+        response.header.rcode = RCODE_SERVFAIL;
+        reply(response);
+        return;
+      }
+      const z = zones.get(name);
+      if (!z) {
+        response.header.rcode = RCODE_NXDOMAIN;
+      } else if (question?.type === Packet.TYPE.MX) {
+        for (const mx of z.mx) {
+          response.answers.push({ name: asked, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 60, exchange: mx.exchange, priority: mx.priority } as never);
+        }
+      } else if (question?.type === Packet.TYPE.TXT) {
+        for (const data of z.txt) response.answers.push({ name: asked, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data } as never);
+      }
+      // A known name without records of the asked type: NOERROR with no answers (NODATA).
+      reply(response);
+    },
+  });
+  server.on('requestError', () => undefined);
+  const addresses = await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
+  const port = addresses.udp!.port;
+
+  return {
+    address: `127.0.0.1:${port}`,
+    port,
+    get mode() {
+      return state.mode;
+    },
+    set mode(m: DnsMode) {
+      state.mode = m;
+    },
+    queries,
+    setMode(name, mode) {
+      if (mode === null) modes.delete(key(name));
+      else modes.set(key(name), mode);
+    },
+    setMx(name, records) {
+      zone(name).mx = [...records];
+    },
+    setTxt(name, values) {
+      zone(name).txt = [...values];
+    },
+    clear(name) {
+      zones.delete(key(name));
+    },
+    async close() {
+      await server.close();
+    },
+  };
+}
