@@ -69,9 +69,16 @@ export type OAuthCommand =
   | { type: 'oauth.redeem_code'; accountId: string; codeHash: string; codeVerifier: string; redirectUri: string | null; accessHash: string; refreshHash: string }
   | { type: 'oauth.refresh'; accountId: string; refreshHash: string; accessHash: string; newRefreshHash: string };
 
+export type WebhookCommand =
+  | { type: 'webhook.register'; accountId: string; inbox: string; url: string; key: string }
+  | { type: 'webhook.list'; accountId: string; all: boolean }
+  | { type: 'webhook.delete'; accountId: string; id: string }
+  | { type: 'webhook.deliveries'; accountId: string; id: string }
+  | { type: 'webhook.rekey'; accountId: string; key: string };
+
 export type ShardCommand = { type: 'shard.stats' } | { type: 'shard.ping' };
 
-export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | ShardCommand;
+export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand;
 export type CommandType = Command['type'];
 
 /** The key a command is routed by, or null for commands that go to every shard. */
@@ -98,6 +105,12 @@ export function routeKey(command: Command): string | null {
     case 'domain.delete':
     case 'domain.verified_for':
       return command.domain;
+    case 'webhook.register':
+      return command.inbox;
+    case 'webhook.list':
+    case 'webhook.delete':
+    case 'webhook.deliveries':
+    case 'webhook.rekey':
     case 'domain.list':
     case 'inbox.list':
     case 'inbox.delete_by_domain':

@@ -10,8 +10,12 @@ import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageR
 export type WaitResult = { timed_out: false; message: MessageRecord } | { timed_out: true; message: null };
 
 export class InboxActor {
-  /** Hooks run after a delivery commits (webhook outbox, metrics). */
-  readonly afterDeliver: ((message: MessageRecord, inbox: InboxRecord) => void)[] = [];
+  /** Run inside the delivery transaction (the webhook outbox commits with the message). */
+  readonly inTransaction: ((message: MessageRecord) => void)[] = [];
+  /** Run after a delivery has committed. */
+  readonly afterCommit: ((message: MessageRecord) => void)[] = [];
+  /** Run inside the transaction that removes an inbox. */
+  readonly inboxDropped: ((address: string) => void)[] = [];
 
   constructor(private readonly ctx: ActorContext) {}
 
@@ -103,6 +107,7 @@ export class InboxActor {
     }
     store.inboxes.remove(address);
     store.inboxesByAccount.remove([accountId, address]);
+    for (const hook of this.inboxDropped) hook(address);
   }
 
   private async removeDomain(accountId: string, domain: string): Promise<string[]> {
@@ -133,9 +138,10 @@ export class InboxActor {
       store.inboxes.put(address, inbox);
       store.messages.put([address, message.id], message);
       store.raw.put([address, message.id], Buffer.from(cmd.raw.buffer, cmd.raw.byteOffset, cmd.raw.byteLength));
-      for (const hook of this.afterDeliver) hook(message, inbox);
+      for (const hook of this.inTransaction) hook(message);
     });
     this.ctx.waiters.deliver(address, message);
+    for (const hook of this.afterCommit) hook(message);
     return { id: message.id };
   }
 

@@ -9,6 +9,7 @@ import type { ActorContext, RequestScope } from './context.js';
 import { DomainActor } from './domain-actor.js';
 import { InboxActor } from './inbox-actor.js';
 import { OAuthActor } from './oauth-actor.js';
+import { WebhookActor } from './webhook-actor.js';
 import { WaiterRegistry } from './waiters.js';
 
 export interface ShardStats {
@@ -24,6 +25,7 @@ export class ShardActors {
   readonly inboxes: InboxActor;
   readonly domains: DomainActor;
   readonly oauth: OAuthActor;
+  readonly webhooks: WebhookActor;
 
   constructor(shardId: number, config: Config, dataDir: string, masterKey: string) {
     const store: ShardStore = openShardStore(dataDir);
@@ -34,6 +36,12 @@ export class ShardActors {
     this.inboxes = new InboxActor(this.ctx);
     this.domains = new DomainActor(this.ctx);
     this.oauth = new OAuthActor(this.ctx);
+    this.webhooks = new WebhookActor(this.ctx);
+    // The outbox entry commits with the message; sending starts once the commit is durable.
+    this.inboxes.inTransaction.push((message) => this.webhooks.enqueue(message));
+    this.inboxes.inboxDropped.push((address) => this.webhooks.dropInbox(address));
+    this.inboxes.afterCommit.push(() => this.webhooks.schedule(0));
+    this.webhooks.start();
   }
 
   dispatch(command: Command, scope: RequestScope): unknown {
@@ -48,6 +56,8 @@ export class ShardActors {
         return this.domains.handle(command as Extract<Command, { type: `domain.${string}` }>);
       case 'oauth':
         return this.oauth.handle(command as Extract<Command, { type: `oauth.${string}` }>);
+      case 'webhook':
+        return this.webhooks.handle(command as Extract<Command, { type: `webhook.${string}` }>);
       case 'shard':
         return this.stats();
       default:
@@ -67,6 +77,7 @@ export class ShardActors {
   /** Graceful stop: answer parked waiters, then flush and close LMDB. */
   async close(): Promise<void> {
     this.ctx.waiters.drain();
+    this.webhooks.stop();
     await this.ctx.store.close();
   }
 }

@@ -19,6 +19,7 @@ import { sseRoutes } from './mcp/sse-transport.js';
 import { streamableHttpRoutes, type AgentToolEnv } from './mcp/streamable-http.js';
 import { accountRoutes } from './rest/account-routes.js';
 import { domainRoutes } from './rest/domain-routes.js';
+import { webhookRoutes } from './rest/webhook-routes.js';
 import { adminRoutes } from './rest/admin-routes.js';
 import { inboxRoutes } from './rest/inbox-routes.js';
 import { sendRestError } from './rest/respond.js';
@@ -60,6 +61,7 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
   accountRoutes(router, deps, (accountId) => cluster.call<number>({ type: 'account.sessions', accountId }));
   inboxRoutes(router, deps);
   domainRoutes(router, deps);
+  webhookRoutes(router, deps);
   streamableHttpRoutes(router, agentTools);
   sseRoutes(router, agentTools);
   metadataRoutes(router, config, cors);

@@ -32,6 +32,8 @@ export function setPlan(cluster: Cluster, accountId: string, plan: PlanName): Pr
 export async function rotateKey(cluster: Cluster, accountId: string): Promise<AccountView & { api_key: string }> {
   const key = newCredential('api_key', accountId);
   const view = await cluster.call<AccountView>({ type: 'account.rotate_key', accountId, key });
+  // Webhooks are signed with the API key (SEED.md), so their shards learn the new one.
+  await cluster.broadcast({ type: 'webhook.rekey', accountId, key });
   return { ...view, api_key: key };
 }
 

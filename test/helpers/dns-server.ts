@@ -27,6 +27,8 @@ export interface TestDnsServer {
   setMx(name: string, records: MxRecord[]): void;
   /** Each value is one TXT record; a string[] value is one record split into character-strings. */
   setTxt(name: string, values: (string | string[])[]): void;
+  /** IPv4 addresses the name resolves to. */
+  setA(name: string, addresses: string[]): void;
   /** Removes every record of the name: queries for it answer NXDOMAIN. */
   clear(name: string): void;
   close(): Promise<void>;
@@ -35,6 +37,7 @@ export interface TestDnsServer {
 interface Zone {
   mx: MxRecord[];
   txt: (string | string[])[];
+  a: string[];
 }
 
 const key = (name: string) => name.toLowerCase().replace(/\.$/, '');
@@ -45,7 +48,7 @@ export async function startDnsServer(): Promise<TestDnsServer> {
   const modes = new Map<string, DnsMode>();
   const zone = (name: string): Zone => {
     let z = zones.get(key(name));
-    if (!z) zones.set(key(name), (z = { mx: [], txt: [] }));
+    if (!z) zones.set(key(name), (z = { mx: [], txt: [], a: [] }));
     return z;
   };
 
@@ -76,6 +79,8 @@ export async function startDnsServer(): Promise<TestDnsServer> {
         for (const mx of z.mx) {
           response.answers.push({ name: asked, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 60, exchange: mx.exchange, priority: mx.priority } as never);
         }
+      } else if (question?.type === Packet.TYPE.A) {
+        for (const address of z.a) response.answers.push({ name: asked, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 60, address } as never);
       } else if (question?.type === Packet.TYPE.TXT) {
         for (const data of z.txt) response.answers.push({ name: asked, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data } as never);
       }
@@ -106,6 +111,9 @@ export async function startDnsServer(): Promise<TestDnsServer> {
     },
     setTxt(name, values) {
       zone(name).txt = [...values];
+    },
+    setA(name, addresses) {
+      zone(name).a = [...addresses];
     },
     clear(name) {
       zones.delete(key(name));

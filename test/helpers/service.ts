@@ -32,7 +32,8 @@ export interface Service {
   /** Every front tier's base URL (one in embedded mode). */
   frontUrls: string[];
   stop(): Promise<void>;
-  restart(): Promise<void>;
+  /** Stops every process (SIGKILL when `hard`) and starts them again on the same data dir. */
+  restart(options?: { hard?: boolean }): Promise<void>;
   createAccount(plan?: string, name?: string): Promise<{ id: string; api_key: string; plan: string }>;
   admin(method: string, path: string, body?: unknown): Promise<Response>;
   api(key: string, method: string, path: string, body?: unknown): Promise<Response>;
@@ -69,7 +70,7 @@ async function waitReady(baseUrl: string, children: ChildProcess[], timeoutMs = 
   throw new Error(`service not ready after ${timeoutMs} ms: ${children.map((c) => (c as ChildProcess & { tail: string[] }).tail.join('')).join('\n')}`);
 }
 
-async function kill(child: ChildProcess): Promise<void> {
+async function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
@@ -79,7 +80,7 @@ async function kill(child: ChildProcess): Promise<void> {
       clearTimeout(timer);
       resolve();
     });
-    child.kill('SIGTERM');
+    child.kill(signal);
   });
 }
 
@@ -133,9 +134,9 @@ export async function startService(options: StartOptions = {}): Promise<Service>
   };
   await boot();
 
-  const stopAll = async () => {
+  const stopAll = async (signal?: NodeJS.Signals) => {
     // Front first, so no request reaches a stopped shard.
-    for (const child of [...processes].reverse()) await kill(child);
+    for (const child of [...processes].reverse()) await kill(child, signal);
   };
 
   const service: Service = {
@@ -144,8 +145,8 @@ export async function startService(options: StartOptions = {}): Promise<Service>
       await stopAll();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
-    async restart() {
-      await stopAll();
+    async restart(opts) {
+      await stopAll(opts?.hard ? 'SIGKILL' : 'SIGTERM');
       await boot();
     },
     admin(method, p, body) {

@@ -1,0 +1,75 @@
+// Webhooks (SEED.md "Webhooks (REST)"): register, list, delete, delivery history. Urls must be
+// https and publicly reachable; the inbox must belong to the caller.
+import type { DeliveryLog, WebhookRecord } from '../actors/webhook-actor.js';
+import { fail } from '../errors/registry.js';
+import { resolveTarget } from '../webhooks/address-policy.js';
+import type { Caller, Deps } from './deps.js';
+import { makeResolver } from './dns-check.js';
+import { normalizeAddress } from './validate.js';
+
+const WEBHOOK_ID = /^wh_[0-9a-f]{24}$/;
+
+export interface WebhookListing {
+  _id: string;
+  inbox: string;
+  url: string;
+  createdAt: string;
+  failureCount: number;
+  disabled?: boolean;
+}
+
+async function requireUrl(deps: Deps, value: unknown): Promise<string> {
+  if (typeof value !== 'string' || value === '') fail('invalid_url', 'url is required and must be an https URL');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    fail('invalid_url', `"${value}" is not a valid URL`);
+  }
+  if (url.protocol !== 'https:') fail('invalid_url', 'url must use https');
+  if (url.username || url.password) fail('invalid_url', 'url must not carry credentials');
+  try {
+    await resolveTarget(makeResolver(deps.config.dnsServers), url.hostname, deps.config.webhookAllowPrivate);
+  } catch (err) {
+    fail('invalid_url', `url must be publicly reachable over HTTPS: ${(err as Error).message}`);
+  }
+  return url.href;
+}
+
+export async function registerWebhook(deps: Deps, caller: Caller, input: { url?: unknown; inbox?: unknown }) {
+  if (input.inbox === undefined || input.inbox === null || input.inbox === '') fail('invalid_parameter', 'Missing required field: inbox', { param: 'inbox' });
+  const inbox = normalizeAddress(input.inbox)?.address;
+  if (!inbox) fail('invalid_parameter', 'inbox must be an email address', { param: 'inbox' });
+  const url = await requireUrl(deps, input.url);
+  const key = await deps.cluster.call<string>({ type: 'account.api_key', accountId: caller.accountId });
+  return deps.cluster.call<{ created: boolean; webhook: WebhookRecord }>({ type: 'webhook.register', accountId: caller.accountId, inbox, url, key });
+}
+
+export async function listWebhooks(deps: Deps, caller: Caller, all: boolean): Promise<WebhookListing[]> {
+  const perShard = await deps.cluster.broadcast<WebhookRecord[]>({ type: 'webhook.list', accountId: caller.accountId, all });
+  return perShard
+    .flat()
+    .sort((a, b) => a.created_at.localeCompare(b.created_at))
+    .map((w) => ({
+      _id: w.id, inbox: w.inbox, url: w.url, createdAt: w.created_at, failureCount: w.failure_count, ...(all ? { disabled: w.disabled } : {}),
+    }));
+}
+
+function requireId(value: unknown): string {
+  if (typeof value !== 'string' || !WEBHOOK_ID.test(value)) fail('not_found', `Webhook ${String(value)} not found`);
+  return value;
+}
+
+export async function deleteWebhook(deps: Deps, caller: Caller, idValue: unknown): Promise<string> {
+  const id = requireId(idValue);
+  const deleted = await deps.cluster.broadcast<boolean>({ type: 'webhook.delete', accountId: caller.accountId, id });
+  if (!deleted.some(Boolean)) fail('not_found', `Webhook ${id} not found`);
+  return id;
+}
+
+export async function webhookDeliveries(deps: Deps, caller: Caller, idValue: unknown): Promise<DeliveryLog[]> {
+  const id = requireId(idValue);
+  const found = (await deps.cluster.broadcast<DeliveryLog[] | null>({ type: 'webhook.deliveries', accountId: caller.accountId, id })).find((d) => d !== null);
+  if (!found) fail('not_found', `Webhook ${id} not found`);
+  return found;
+}
