@@ -1,0 +1,262 @@
+// Multilingual keyword lists for the code scorer and the matcher that finds them in text.
+// Keywords are data, not rules: adding a language means adding phrases here, nothing else.
+
+/**
+ * Phrase syntax: lower case; a space or hyphen matches an optional space, hyphen or nothing
+ * ("sign in" also finds "sign-in" and "signin"); `*` at an end lifts the word boundary there
+ * ("*code" finds "Sicherheitscode", "verif*" finds "verifying"). Phrases without Latin or Cyrillic
+ * letters (CJK, Hangul) never need boundaries. Where phrases overlap, the match that starts first
+ * wins, then the longest, so "postal code" beats "code" and "promo code" is never a code word.
+ * All phrases compile into one regex shaped as a prefix trie; the input is lower-cased first.
+ */
+export interface Hit {
+  start: number;
+  end: number;
+  kind: number;
+}
+
+const WORDY = /[a-z\u00c0-\u024f\u0400-\u04ff]/i;
+/**
+ * Letters and digits of the scripts that separate words with spaces, as an explicit class: the
+ * matcher runs without the `u` and `i` flags (it lower-cases its input instead), because a
+ * case-insensitive Unicode alternation of ~600 phrases takes V8 over 100 ms to compile.
+ */
+const WORD = 'a-z0-9\\u00aa\\u00b5\\u00ba\\u00df-\\u00f6\\u00f8-\\u024f\\u0370-\\u03ff\\u0400-\\u04ff';
+
+function norm(s: string): string {
+  return s.toLowerCase().replace(/[\s\u00a0\-*]/g, '').replace(/\u2019/g, "'");
+}
+
+/** Lower-case without changing length (a few characters, like "İ", grow when lower-cased). */
+function lower(s: string): string {
+  const l = s.toLowerCase();
+  if (l.length === s.length) return l;
+  let out = '';
+  for (const ch of s) {
+    const c = ch.toLowerCase();
+    out += c.length === ch.length ? c : ch;
+  }
+  return out;
+}
+
+function toPattern(core: string): string {
+  return core
+    .toLowerCase()
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/[ \-]+/g, '[\\s\\u00a0\\-]?')
+    .replace(/'/g, "['\u2019]");
+}
+
+/** Split a pattern into atoms: an escape, a class (with its `?`), a lookahead, or one character. */
+function atoms(pattern: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < pattern.length) {
+    let j = i + 1;
+    if (pattern.startsWith('(?!', i)) j = pattern.indexOf(')', i) + 1;
+    else if (pattern[i] === '[') {
+      j = pattern.indexOf(']', i) + 1;
+      if (pattern[j] === '?') j++;
+    } else if (pattern[i] === '\\') j = i + 2;
+    out.push(pattern.slice(i, j));
+    i = j;
+  }
+  return out;
+}
+
+interface TrieNode {
+  next: Map<string, TrieNode>;
+  end: boolean;
+  depth: number;
+}
+
+/**
+ * Compile patterns into one alternation shaped as a prefix trie ("a(?:ccount number|venue|…)"),
+ * so the engine tests each character once per branch instead of once per phrase. Deeper branches
+ * come first and a phrase's own end comes last, so the longest phrase at a position wins.
+ */
+function trieSource(patterns: string[]): string {
+  const root: TrieNode = { next: new Map(), end: false, depth: 0 };
+  for (const p of patterns) {
+    let node = root;
+    const parts = atoms(p);
+    for (const a of parts) {
+      let child = node.next.get(a);
+      if (!child) node.next.set(a, (child = { next: new Map(), end: false, depth: 0 }));
+      node.depth = Math.max(node.depth, parts.length);
+      node = child;
+    }
+    node.end = true;
+  }
+  const emit = (node: TrieNode): string => {
+    const alts = [...node.next].sort((x, y) => y[1].depth - x[1].depth).map(([a, child]) => a + emit(child));
+    if (node.end && alts.length > 0) alts.push('');
+    if (alts.length === 0) return '';
+    return alts.length === 1 ? (alts[0]!.length > 0 && !node.end ? alts[0]! : `(?:${alts[0]})`) : `(?:${alts.join('|')})`;
+  };
+  return emit(root);
+}
+
+/** A character class body listing the possible first characters of the patterns. */
+function firstChars(patterns: string[]): string {
+  const set = new Set<string>();
+  for (const p of patterns) {
+    const a = atoms(p)[0]!;
+    set.add(a.startsWith('[') ? a.slice(1, a.indexOf(']')) : a);
+  }
+  return [...set].map((c) => (c === '-' || c === ']' || c === '^' ? `\\${c}` : c)).join('');
+}
+
+export class KeywordMatcher {
+  private readonly re: RegExp;
+  private readonly kinds = new Map<string, number>();
+  /** Matched text → kind; few distinct spellings occur, so normalising each once is enough. */
+  private readonly seen = new Map<string, number | undefined>();
+
+  constructor(lists: ReadonlyArray<readonly [kind: number, phrases: readonly string[]]>) {
+    const bounded: string[] = [];
+    const open: string[] = [];
+    for (const [kind, phrases] of lists) {
+      for (const phrase of phrases) {
+        const key = norm(phrase);
+        const prev = this.kinds.get(key);
+        if (prev !== undefined && prev !== kind) throw new Error(`keyword "${phrase}" listed with two kinds`);
+        this.kinds.set(key, kind);
+        const core = phrase.replace(/^\*|\*$/g, '');
+        const wordy = WORDY.test(core);
+        // No right boundary after a trailing dot or symbol ("no.", "n°"): the number may follow directly.
+        const right = wordy && !phrase.endsWith('*') && /[\p{L}\p{N}]$/u.test(core) ? `(?![${WORD}])` : '';
+        (wordy && !phrase.startsWith('*') ? bounded : open).push(toPattern(core) + right);
+      }
+    }
+    // Each group opens with a lookahead on its possible first characters, so most positions are
+    // rejected by one class test before the boundary lookbehind or the trie is tried.
+    const parts: string[] = [];
+    if (bounded.length) parts.push(`(?=[${firstChars(bounded)}])(?<![${WORD}])${trieSource(bounded)}`);
+    if (open.length) parts.push(`(?=[${firstChars(open)}])${trieSource(open)}`);
+    this.re = new RegExp(parts.join('|'), 'g');
+  }
+
+  /** All non-overlapping hits in text[from, to), in order. Callers keep the range short. */
+  find(text: string, from = 0, to = text.length): Hit[] {
+    const slice = lower(from === 0 && to === text.length ? text : text.slice(from, to));
+    const hits: Hit[] = [];
+    this.re.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = this.re.exec(slice)) !== null) {
+      if (m[0] === '') {
+        this.re.lastIndex++;
+        continue;
+      }
+      let kind = this.seen.get(m[0]);
+      if (kind === undefined && !this.seen.has(m[0])) {
+        kind = this.kinds.get(norm(m[0]));
+        if (this.seen.size < 4096) this.seen.set(m[0], kind);
+      }
+      if (kind !== undefined) hits.push({ start: from + m.index, end: from + m.index + m[0].length, kind });
+    }
+    return hits;
+  }
+
+  has(text: string, kind: number): boolean {
+    return this.find(text).some((h) => h.kind === kind);
+  }
+}
+
+/** Kinds used by the code scorer. */
+export const CODE_WORD = 1;
+export const NUMBER_LABEL = 2;
+/** Meeting invitations: their numeric passcodes and IDs are not one-time codes. */
+export const MEETING = 3;
+
+const MEETING_WORDS = [
+  'meeting', 'meeting id', 'webinar', 'dial in', 'conference id', 'join zoom', 'zoom meeting', 'teams meeting',
+  'besprechung', 'besprechungs id', 'konferenz', 'réunion', 'reunión', 'reunião', 'встреча', 'конференция',
+  '会议', '會議', '会議', 'ミーティング', '회의',
+];
+
+/** Words that name a one-time code. */
+const CODE_WORDS = [
+  // English (and Dutch/German/French compounds through "*code")
+  '*code', '*codes', 'otp', 'one time password', 'one time pin', 'pin', 'pin number', 'verification number',
+  'security number', 'authentication number', 'token', '2fa', 'mfa', 'tan', 'temporary password',
+  // German
+  'einmalpasswort', 'einmalkennwort', 'einmal passwort', 'mtan', 'smstan', 'bestätigungsnummer',
+  // French
+  'mot de passe à usage unique', 'mot de passe unique', 'mot de passe temporaire',
+  // Spanish / Portuguese / Italian
+  'código', 'códigos', 'codigo', 'codigos', 'clave', 'clave de acceso', 'contraseña de un solo uso',
+  'contraseña temporal', 'senha', 'senha temporária', 'codice', 'codici',
+  // Russian
+  'код*', 'одноразовый пароль', 'временный пароль', 'пароль для входа', 'пин код',
+  // Japanese
+  'コード', '確認番号', '認証番号', '暗証番号', 'ワンタイムパスワード', 'パスコード', 'ワンタイムパス',
+  // Chinese (simplified and traditional)
+  '验证码', '驗證碼', '校验码', '校驗碼', '动态码', '動態碼', '动态密码', '動態密碼', '确认码', '確認碼',
+  '安全码', '安全碼', '认证码', '認證碼', '验证代码', '驗證代碼', '登录码', '登入碼', '授权码', '授權碼',
+  '一次性密码', '一次性密碼', '校验代码', '动态口令', '動態口令',
+  // Korean
+  '인증번호', '인증 번호', '인증코드', '인증 코드', '확인코드', '확인 코드', '보안코드', '보안 코드', '코드',
+  '일회용 비밀번호',
+];
+
+/** Labels of numbers that are not codes; also the "code" compounds that are not one-time codes. */
+const NUMBER_LABELS = [
+  // English
+  'order', 'orders', 'order number', 'order no', 'order id', 'invoice', 'invoice number', 'inv', 'receipt',
+  'ticket', 'ticket number', 'case', 'case number', 'booking', 'booking number', 'booking reference',
+  'reservation', 'reservation number', 'confirmation number', 'confirmation no', 'reference', 'ref',
+  'reference number', 'account number', 'account no', 'acct', 'card', 'card number', 'ending', 'ending in',
+  'ends in', 'member number', 'member no', 'member id', 'membership', 'customer number', 'customer no',
+  'customer id', 'client number', 'tracking', 'tracking number', 'shipment', 'parcel', 'package', 'item',
+  'sku', 'model', 'serial', 'zip', 'zip code', 'zipcode', 'postal code', 'postcode', 'post code',
+  'area code', 'phone', 'telephone', 'tel', 'call', 'fax', 'hotline', 'whatsapp', 'routing',
+  'routing number', 'iban', 'swift', 'bic', 'sort code', 'id', 'user id', 'pipeline', 'build',
+  'job', 'issue', 'pull request', 'version', 'commit', 'room', 'suite', 'apt', 'unit', 'floor', 'street',
+  'st', 'avenue', 'ave', 'road', 'rd', 'blvd', 'boulevard', 'lane', 'ln', 'drive', 'highway', 'po box',
+  'flight', 'seat', 'gate', 'terminal', 'store', 'branch', 'promo', 'promo code', 'promotion code',
+  'promotional code', 'discount code', 'coupon', 'coupon code', 'voucher', 'voucher code', 'gift card',
+  'gift code', 'referral code', 'claim', 'policy', 'patient', 'employee', 'student', 'license', 'vat',
+  'ssn', 'ext', 'extension', 'barcode', 'qr code', 'qrcode', 'error code', 'status code', 'country code',
+  'product code', 'item code', 'source code', 'shortcode', 'encode', 'decode', 'unicode', 'opcode', 'page',
+  'total', 'subtotal', 'amount', 'balance', 'price', 'payment', 'merchant', 'transaction', 'txn', 'no', 'nr',
+  'n°', 'nº', 'no.', 'nr.', 'dial', 'registration number', 'booking code', 'reservation code', 'ticket code',
+  'event code', 'class code', 'course code', 'tax code', 'code review', 'code reviews', 'code base', 'codebase',
+  'code of conduct', 'code snippet', 'code sample', 'sample code', 'example code', 'dress code', 'gift card code',
+  'buchungscode', 'reservierungscode', 'code de réservation', 'código de reserva', 'код бронирования',
+  // German
+  'bestellung', 'bestellnummer', 'bestell nr', 'auftragsnummer', 'rechnung', 'rechnungsnummer', 'kundennummer',
+  'kunden nr', 'kundennr', 'kontonummer', 'konto nr', 'vertragsnummer', 'sendungsnummer', 'plz',
+  'postleitzahl', 'telefon', 'hausnummer', 'referenz', 'buchungsnummer', 'ticketnummer', 'vorgangsnummer',
+  'mitgliedsnummer', 'artikelnummer', 'gutscheincode', 'rabattcode', 'aktionscode', 'straße', 'strasse', 'str',
+  'betrag', 'summe', 'preis',
+  // French
+  'commande', 'numéro de commande', 'facture', 'réservation', 'dossier', 'numéro de compte', 'numéro client',
+  'carte', 'se terminant par', 'téléphone', 'tél', 'appel', 'appelez', 'code postal', 'code promo', 'colis',
+  'suivi', 'adhérent', 'rue', 'montant', 'prix',
+  // Spanish / Portuguese
+  'pedido', 'número de pedido', 'orden', 'factura', 'reserva', 'número de cuenta', 'número de cliente', 'número do cliente', 'tarjeta',
+  'terminada en', 'teléfono', 'llame', 'código postal', 'codigo postal', 'cupón', 'código promocional',
+  'envío', 'seguimiento', 'socio', 'nº de', 'calle', 'avenida', 'importe', 'precio', 'encomenda', 'fatura',
+  'número da conta', 'cartão', 'terminado em', 'telefone', 'ligue', 'cep', 'nif', 'cpf', 'cnpj', 'referência',
+  'cupom', 'rastreio', 'rastreamento', 'sócio', 'rua', 'valor', 'preço', 'codice postale', 'ordine',
+  // Russian
+  'заказ', 'заказа', 'номер заказа', 'счёт', 'счет', 'лицевой счёт', 'индекс', 'телефон', 'тел', 'договор',
+  'карта', 'карты', 'оканчивающейся', 'посылка', 'трек', 'инн', 'бик', 'номер клиента', 'ул', 'улица', 'дом',
+  'промокод', 'штрихкод', 'сумма', 'кодекс',
+  // Japanese
+  '注文番号', 'ご注文', '注文', 'お問い合わせ番号', '予約番号', '会員番号', '郵便番号', '〒', '電話', '口座',
+  'カード', '請求', '伝票番号', '追跡番号', '合計', '金額', 'バーコード', 'クーポンコード', 'プロモーションコード',
+  // Chinese
+  '订单号', '訂單號', '订单', '訂單', '会员编号', '會員編號', '会员号', '會員號', '编号', '編號', '邮编', '郵編',
+  '郵遞區號', '电话', '電話', '客服专线', '客服專線', '专线', '專線', '热线', '熱線', '账号', '帳號', '卡号',
+  '卡號', '尾号', '尾號', '金额', '金額', '优惠码', '優惠碼', '邀请码', '邀請碼', '条形码', '條碼',
+  // Korean
+  '주문번호', '주문', '우편번호', '전화', '고객센터', '계좌', '카드', '쿠폰', '쿠폰 코드',
+];
+
+export const otpKeywords = new KeywordMatcher([
+  [CODE_WORD, CODE_WORDS],
+  [NUMBER_LABEL, NUMBER_LABELS],
+  [MEETING, MEETING_WORDS],
+]);

@@ -1,0 +1,299 @@
+// Finds the one-time code: 4–6 digits the message presents as a code, separators removed.
+//
+// Scoring. Every digit cluster of 4–6 digits (digits joined by one space, NBSP or hyphen, or one
+// digit per cell/span/line) that survives the hard filters below becomes a candidate, scored:
+//   +6 / +5 / +3  a code word ("code", "Sicherheitscode", "código", "код", "验证码", "인증번호" …) ends
+//                 ≤40 / ≤100 / ≤160 characters before it on its line; when the number opens its line
+//                 the two previous lines count too (+5 / +4). Only +1 if another possible code sits
+//                 in between, unlabelled: a keyword labels the nearest number after it.
+//   +5 / +4       a code word follows within 40 / 60 characters ("8229 is your verification code")
+//   +3            the number is alone on its line (a code box, a cell row, one digit per cell)
+//   +2            it is visually emphasised in the HTML (bold, big, letter-spaced, monospace)
+//   +2 / +1       the subject / the body names a code somewhere; +0.5 if it recurs in another part
+//   -2            it looks like a year (1900–2099)
+//   -3            a count noun follows ("1500 repos") and no code word sits right before it
+// Hard filters (rejected outright): a number label on the same line nearer than any code word
+// (order, invoice, booking, ticket, card ending, ZIP, phone, "Kundennummer", "注文番号" …) or right
+// after it; digits in URLs or e-mail addresses; decimals, times, dates, IPs and versions (a `.`,
+// `,`, `:` or `/` joining more digits); currency or `%`/unit next to it; `#`, `+`, `№`, `©` before
+// it; letters glued to it (except a letter prefix like "G-123456"); month names around a year;
+// a meeting named on its line or the line above (meeting passcodes); "22767 Hamburg" postal shapes;
+// clusters whose digit total is not 4–6 (phone numbers, IBANs, meeting IDs, 12-digit item numbers).
+// The best candidate scoring at least 5 is the code; ties go to the earliest. All work is bounded:
+// at most MAX_CANDIDATES per part and fixed-size windows around each one.
+import { CODE_WORD, type Hit, MEETING, NUMBER_LABEL, otpKeywords } from './keywords.js';
+import { lineEnd, lineStart, MASK, nextLineEnd, previousLineStart } from './text-prep.js';
+
+export interface OtpPart {
+  /** Cleaned text; URLs and e-mail addresses already masked. */
+  text: string;
+  /** Flattened sorted [start, end) pairs of emphasised text (HTML only). */
+  emphasis: number[];
+}
+
+interface Candidate {
+  value: string;
+  start: number;
+  end: number;
+}
+
+const MIN_SCORE = 5;
+const MAX_CANDIDATES = 400;
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const inSet = (set: string, ch: string): boolean => ch !== '' && set.includes(ch);
+const WORD_CHAR = /[A-Za-z\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF]/;
+const HYPHENS = '-\u2010\u2011';
+const DASHES = '-\u2010\u2011\u2013\u2014\u00B7\u2022';
+const BAD_BEFORE = '/=_\\@#+$€£¥￥₹₽₩©№%&?§' + MASK;
+const BAD_AFTER = '/=_\\@%€$£¥￥°₽₩円元원' + MASK;
+const JOINERS = '.,:/';
+const PUNCT_ONLY = /^[\s\p{P}\p{S}]*$/u;
+const CURRENCY_BEFORE = /(?:usd|eur|gbp|chf|jpy|cny|rmb|rub|brl|inr|aud|cad|us\$|r\$|rs\.?|руб\.?)\s?$/i;
+// "****4821", "•••• 4821", "XXXX-4821" (masked card/account digits, 4 of them or after 3+ mask
+// characters, so Markdown "**482913**" survives) and "© 2025".
+const MASKED_LONG = /[*•·xX]{3,}[ -]?$/;
+const MASKED_SHORT = /[*•·xX]{2}[ -]?$/;
+const COPYRIGHT = /(?:©|\(c\)|copyright) ?$/i;
+/** Units, currencies and counters that follow quantities, never codes ("10 minutes", "1299 €", "5分"). */
+const UNITS = [
+  '€', '\\$', '£', '¥', '₽', '₩', '₹', '%', 'min(?:ute)?s?', 'minuten?', 'minutos?', 'minuti', 'hours?', 'hrs?',
+  'stunden?', 'horas?', 'heures?', 'ore', 'seconds?', 'secs?', 'sekunden', 'segundos', 'days?', 'tage?', 'días?',
+  'dias?', 'jours?', 'giorni', 'weeks?', 'months?', 'years?', 'jahre?', 'años?', 'anos?', 'ans', 'km', 'mi',
+  'miles?', 'kg', 'lbs?', 'gb', 'mb', 'kb', 'px', 'pt', 'points?', 'pts', 'times', 'mal', 'veces', 'fois', 'eur',
+  'usd', 'gbp', 'chf', 'rub', 'руб', 'zł', 'kr', 'euros?', 'dollars?', 'reais', 'минут', 'час', 'дн', 'сек', 'лет',
+  'год', '分', '秒', '時間', '小时', '小時', '天', '日', '年', '月', '号', '個', '个', '件', '名', '人', '분', '초',
+  '시간', '일', '년', '개', '번',
+];
+const UNIT_AFTER = new RegExp(`^ ?(?:${UNITS.join('|')})(?![a-z])`, 'i');
+const POSTAL_CITY = /^,? ?(?:г\.|[A-ZÄÖÜÀ-ÞА-ЯЁ][a-zäöüßà-ÿа-яё]{2,}(?:[ ,\n]|$))/;
+const COUNT_NOUN = /^ ([a-zà-ÿа-яё]{3,})/;
+/** Words that may follow a code in a sentence ("482913 is your code", "enter 482913 to verify"). */
+const GLUE = new Set(
+  ('is was are will to as in on at for and or if when then within before after expires expire valid please ' +
+    'ist sind und oder um zum zur als bitte läuft gültig est et ou pour dans avant valable es y o para en antes ' +
+    'expira válido é e em и или для в до действует').split(' '),
+);
+const MONTHS = 'jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|mai|juni|juli|okt|dez|janv|févr|' +
+  'mars|avr|juin|juil|août|déc|ene|abr|ago|dic|fev|out|янв|фев|мар|апр|мая|май|июн|июл|авг|сен|окт|ноя|дек';
+/** A month name (and optional day) right before a year: "May 31, 2025", "12 Mai 2025". */
+const MONTH = new RegExp(`(?:^|[^a-zа-я])(?:${MONTHS})[a-zäéûçа-я]*\\.?,? ?(?:\\d{1,2}(?:st|nd|rd|th|\\.)?,? ?)?$`, 'i');
+const MONTH_AFTER = /^[.,]? ?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|年|г\.)/i;
+
+/** Scan a part for digit clusters and return those that pass the hard filters. */
+export function findCandidates(text: string): Candidate[] {
+  const out: Candidate[] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n && out.length < MAX_CANDIDATES) {
+    if (!isDigit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    // Collect groups joined by one separator; a line break may only join single digits.
+    const groups: Array<[number, number]> = [];
+    let j = i;
+    for (;;) {
+      const gs = j;
+      while (j < n && isDigit(text.charCodeAt(j))) j++;
+      groups.push([gs, j]);
+      let k = j;
+      const c = text[k];
+      let newline = false;
+      let spacedDash = false;
+      if (c !== undefined && inSet(HYPHENS, c)) k++;
+      else if (c === ' ' && inSet(DASHES, text[k + 1] ?? '') && text[k + 2] === ' ') {
+        k += 3;
+        spacedDash = true;
+      } else {
+        while (k < n && k - j < 4 && (text[k] === ' ' || text[k] === '\n')) {
+          if (text[k] === '\n') newline = true;
+          k++;
+        }
+      }
+      if (k === j || k >= n || !isDigit(text.charCodeAt(k))) break;
+      let ke = k;
+      while (ke < n && isDigit(text.charCodeAt(ke))) ke++;
+      // A line break joins only single digits (one per cell/line); " - " only 3-digit halves ("482 - 913").
+      if (newline && (j - gs > 1 || ke - k > 1)) break;
+      if (spacedDash && (j - gs < 3 || ke - k < 3)) break;
+      // Stop collecting past a plausible length; the cluster is rejected anyway.
+      if (groups.length > 12) break;
+      j = k;
+    }
+    const start = groups[0]![0];
+    const end = groups[groups.length - 1]![1];
+    i = end;
+    const cand = validate(text, groups, start, end);
+    if (cand) out.push(cand);
+  }
+  return out;
+}
+
+function validate(text: string, groups: Array<[number, number]>, start: number, end: number): Candidate | null {
+  const lengths = groups.map(([a, b]) => b - a);
+  const total = lengths.reduce((a, b) => a + b, 0);
+  if (total < 4 || total > 6) return null;
+  // Mixed single digits and longer groups ("0 800 55") are phone-like, never a code.
+  if (groups.length > 1 && lengths.some((l) => l === 1) && lengths.some((l) => l > 1)) return null;
+  const before = text[start - 1] ?? '';
+  const before2 = text[start - 2] ?? '';
+  const after = text[end] ?? '';
+  const after2 = text[end + 1] ?? '';
+  if (WORD_CHAR.test(after) || inSet(BAD_AFTER, after)) return null;
+  if (inSet(JOINERS, after) && isDigit(after2.charCodeAt(0))) return null;
+  if (inSet(HYPHENS, after) && after2 !== '' && !/\s/.test(after2)) return null;
+  if (inSet(BAD_BEFORE, before) || WORD_CHAR.test(before)) return null;
+  if (inSet(JOINERS, before) && isDigit(before2.charCodeAt(0))) return null;
+  if (inSet(HYPHENS, before)) {
+    // A short capital prefix ("G-123456") is allowed; a word, digit or range before the hyphen is not.
+    const m = /(?:^|[^A-Za-z])([A-Z]{1,4})$/.exec(text.slice(Math.max(0, start - 6), start - 1));
+    if (!m && before2 !== '' && !/\s/.test(before2)) return null;
+  }
+  const head = text.slice(Math.max(0, start - 16), start);
+  if (CURRENCY_BEFORE.test(head) || COPYRIGHT.test(head) || MASKED_LONG.test(head) || (total === 4 && MASKED_SHORT.test(head))) return null;
+  if (UNIT_AFTER.test(text.slice(end, end + 12))) return null;
+  const value = groups.map(([a, b]) => text.slice(a, b)).join('');
+  if (total === 5 && /(?:^|[^A-Za-z])[A-Z]{2} $/.test(head)) return null; // US "CA 94158" ZIP
+  if (total === 4 && /^(?:19|20)\d\d$/.test(value) && (MONTH.test(head) || MONTH_AFTER.test(text.slice(end, end + 6)))) return null;
+  return { value, start, end };
+}
+
+function inEmphasis(emphasis: number[], pos: number): boolean {
+  let lo = 0;
+  let hi = emphasis.length / 2 - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (pos < emphasis[mid * 2]!) hi = mid - 1;
+    else if (pos >= emphasis[mid * 2 + 1]!) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}
+
+/**
+ * True when text[from, to) holds another number that could itself be a code and that no label
+ * owns: the keyword before it labels that number, not ours. Numbers that cannot be codes (an
+ * IBAN, an amount) do not count, nor do labelled ones ("PIN for card ending 4821 is 7734").
+ */
+function numberBetween(text: string, from: number, to: number, hits: Hit[]): boolean {
+  if (to - from < 4) return false;
+  for (const other of findCandidates(text.slice(from, to))) {
+    const at = from + other.start;
+    if (!hits.some((h) => h.kind === NUMBER_LABEL && h.end <= at && at - h.end <= 15)) return true;
+  }
+  return false;
+}
+
+/** Any digit between a label and our number means the label names that other number. */
+const digitBetween = (text: string, from: number, to: number): boolean => /\d/.test(text.slice(from, to));
+
+const last = (hits: Hit[], kind: number): Hit | undefined => {
+  for (let i = hits.length - 1; i >= 0; i--) if (hits[i]!.kind === kind) return hits[i];
+  return undefined;
+};
+const first = (hits: Hit[], kind: number): Hit | undefined => hits.find((h) => h.kind === kind);
+const has = (hits: Hit[], kind: number): boolean => hits.some((h) => h.kind === kind);
+
+/** Score one candidate in its part; null when a hard filter rejects it. */
+function scoreCandidate(part: OtpPart, c: Candidate): number | null {
+  const { text } = part;
+  const ls = lineStart(text, c.start);
+  const le = lineEnd(text, c.end);
+  const from = Math.max(ls, c.start - 160);
+  const atLineStart = from === ls && PUNCT_ONLY.test(text.slice(ls, c.start));
+  const to = Math.min(le, c.end + 60);
+  const atLineEnd = to === le && PUNCT_ONLY.test(text.slice(c.end, le));
+  let score = 0;
+
+  // Before: nearest code word vs nearest number label on the same line.
+  const same = otpKeywords.find(text, from, c.start);
+  // Meeting credentials: a number on, or right below, a line that names a meeting is its passcode.
+  if (has(same, MEETING)) return null;
+  const prevStart = previousLineStart(text, ls);
+  if (prevStart !== -1 && has(otpKeywords.find(text, Math.max(prevStart, ls - 160), ls), MEETING)) return null;
+  const code = last(same, CODE_WORD);
+  const label = last(same, NUMBER_LABEL);
+  if (label && c.start - label.end <= 30 && (!code || label.end > code.end) && !digitBetween(text, label.end, c.start)) return null;
+  let before = 0;
+  if (code) {
+    const d = c.start - code.end;
+    before = numberBetween(text, code.end, c.start, same) ? 1 : d <= 40 ? 6 : d <= 100 ? 5 : 3;
+  } else if (atLineStart && ls > 0) {
+    // The number opens its line: the label may sit on one of the two lines above ("Your code:\n482913").
+    let lineFrom = ls;
+    for (let back = 0; back < 2 && before === 0; back++) {
+      const prev = previousLineStart(text, lineFrom);
+      if (prev === -1) break;
+      const hits = otpKeywords.find(text, Math.max(prev, lineFrom - 160), lineFrom);
+      const hit = last(hits, CODE_WORD);
+      const lab = last(hits, NUMBER_LABEL);
+      // "Order number:\n482913": a label closing the line above names the number below it.
+      if (back === 0 && lab && (!hit || lab.end > hit.end) && lineFrom - lab.end <= 30) return null;
+      if (hit && (lab?.end ?? -1) < hit.end) before = numberBetween(text, hit.end, c.start, hits) ? 1 : back === 0 ? 5 : 4;
+      lineFrom = prev;
+    }
+  }
+
+  // After: up to the end of the sentence for labels; a code word may sit on the next line when
+  // the number stands alone ("118389\nVerification codes expire …").
+  const afterEnd = atLineEnd ? Math.max(to, nextLineEnd(text, c.end, 120)) : to;
+  const afterHits = otpKeywords.find(text, c.end, Math.min(afterEnd, c.end + 120));
+  // A label right after the number ("2025 Hamilton Avenue", "… is your order number") rejects it,
+  // unless a code word just before already claims it; the label must sit in the same sentence.
+  const sentence = /[.!?;。！？](?:\s|$)|\n/.exec(text.slice(c.end, to));
+  const sentenceEnd = c.end + (sentence ? sentence.index : to - c.end);
+  const labelAfter = first(afterHits, NUMBER_LABEL);
+  const codeAfter = first(afterHits, CODE_WORD);
+  if (before < 6 && labelAfter && labelAfter.start - c.end <= 20 && labelAfter.start < sentenceEnd && (!codeAfter || codeAfter.start > labelAfter.start)) return null;
+  let after = 0;
+  if (codeAfter && !numberBetween(text, c.end, codeAfter.start, afterHits)) after = codeAfter.start - c.end <= 40 ? 5 : 4;
+
+  // Shapes of other numbers, unless a code word sits right before: "22767 Hamburg" / "125009, г.
+  // Москва" (a postal code before a city) and "1500 repos" (a count before its noun).
+  const tail = text.slice(c.end, c.end + 40);
+  if (before < 6 && after === 0 && POSTAL_CITY.test(tail)) return null;
+  const noun = COUNT_NOUN.exec(tail);
+  if (noun && !GLUE.has(noun[1]!.toLowerCase()) && !(code && c.start - code.end <= 12)) score -= 3;
+
+  score += Math.max(before, after) + (before > 0 && after > 0 ? 1 : 0);
+  if (atLineStart && atLineEnd) score += 3;
+  if (inEmphasis(part.emphasis, c.start)) score += 2;
+  if (/^(?:19|20)\d\d$/.test(c.value)) score -= 2;
+  return score;
+}
+
+/**
+ * Pick the code from the subject and the body parts. `docBonus` is +2 when the subject names a
+ * code, +1 when only the body does.
+ */
+export function pickOtp(parts: OtpPart[], docBonus: number): string | null {
+  const best = new Map<string, { score: number; order: number; parts: Set<number> }>();
+  let order = 0;
+  parts.forEach((part, p) => {
+    for (const c of findCandidates(part.text)) {
+      const s = scoreCandidate(part, c);
+      order++;
+      if (s === null) continue;
+      const prev = best.get(c.value);
+      if (!prev) best.set(c.value, { score: s, order, parts: new Set([p]) });
+      else {
+        prev.parts.add(p);
+        if (s > prev.score) prev.score = s;
+      }
+    }
+  });
+  let pick: string | null = null;
+  let pickScore = -Infinity;
+  let pickOrder = Infinity;
+  for (const [value, v] of best) {
+    const s = v.score + docBonus + (v.parts.size > 1 ? 0.5 : 0);
+    if (s < MIN_SCORE) continue;
+    if (s > pickScore || (s === pickScore && v.order < pickOrder)) {
+      pick = value;
+      pickScore = s;
+      pickOrder = v.order;
+    }
+  }
+  return pick;
+}
