@@ -11,6 +11,7 @@ import type { Deps } from '../services/deps.js';
 import { opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
 import { uWS, type us_listen_socket } from './http/uws.js';
+import { dashboardRoutes } from './dashboard/dashboard-routes.js';
 import { Cors } from './mcp/cors.js';
 import { flowRoutes } from './oauth/flow-routes.js';
 import { metadataRoutes } from './oauth/metadata-routes.js';
@@ -66,6 +67,7 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
   sseRoutes(router, agentTools);
   metadataRoutes(router, config, cors);
   flowRoutes(router, deps, cors);
+  dashboardRoutes(router);
   router.add('any', '/*', (ex) => {
     throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
   });
