@@ -127,15 +127,13 @@ export class InboxActor {
 
   private async deliver(address: string, cmd: Extract<InboxCommand, { type: 'inbox.deliver' }>): Promise<{ id: string }> {
     const { store } = this.ctx;
-    let inbox!: InboxRecord;
     const message: MessageRecord = {
       ...cmd.message, id: newMessageId(this.ctx.now()), inbox: address, date: new Date(this.ctx.now()).toISOString(), read: false,
     };
     await store.transaction(() => {
       const current = store.inboxes.get(address);
       if (!current) fail('inbox_not_found', `Inbox ${address} not found`);
-      inbox = { ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 };
-      store.inboxes.put(address, inbox);
+      store.inboxes.put(address, { ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
       store.messages.put([address, message.id], message);
       store.raw.put([address, message.id], Buffer.from(cmd.raw.buffer, cmd.raw.byteOffset, cmd.raw.byteLength));
       for (const hook of this.inTransaction) hook(message);

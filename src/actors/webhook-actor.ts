@@ -55,6 +55,10 @@ export class WebhookActor {
   private get byInbox() {
     return this.ctx.store.db<number>('webhooks_by_inbox');
   }
+  /** [account_id, webhook_id] → 1: an account's webhooks on this shard. */
+  private get byAccount() {
+    return this.ctx.store.db<number>('webhooks_by_account');
+  }
   private get keys() {
     return this.ctx.store.db<Uint8Array>('webhook_keys');
   }
@@ -101,14 +105,16 @@ export class WebhookActor {
       };
       this.webhooks.put(webhook.id, webhook);
       this.byInbox.put([cmd.inbox, webhook.id], 1);
+      this.byAccount.put([cmd.accountId, webhook.id], 1);
       return { created: true, webhook };
     });
   }
 
   private list(accountId: string, all: boolean): WebhookRecord[] {
     const out: WebhookRecord[] = [];
-    for (const { value } of this.webhooks.getRange()) {
-      if (value.account_id === accountId && (all || !value.disabled)) out.push(value);
+    for (const key of this.byAccount.getKeys(prefixRange([accountId]))) {
+      const w = this.webhooks.get((key as string[])[1]!);
+      if (w && (all || !w.disabled)) out.push(w);
     }
     return out;
   }
@@ -131,6 +137,7 @@ export class WebhookActor {
   private dropWebhook(w: WebhookRecord): void {
     this.webhooks.remove(w.id);
     this.byInbox.remove([w.inbox, w.id]);
+    this.byAccount.remove([w.account_id, w.id]);
     for (const key of this.log.getKeys(prefixRange([w.id]))) this.log.remove(key);
   }
 

@@ -2,6 +2,7 @@
 // store, with the one-time code and verification link extracted. Runs inside the piscina pool.
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import type { ParsedMessage } from '../actors/model.js';
+import { htmlToText } from '../extract/html-to-text.js';
 import { extract } from '../extract/index.js';
 
 /** Text and HTML beyond this are not kept on the record (the raw source keeps everything). */
@@ -27,15 +28,19 @@ function clip(value: string | null | undefined): string | null {
   return value.length > MAX_STORED_PART_CHARS ? value.slice(0, MAX_STORED_PART_CHARS) : value;
 }
 
+/**
+ * mailparser's own HTML-to-text conversion costs more than the rest of parsing put together, so it
+ * is off: extraction reads the HTML itself, and an HTML-only message gets its text from the same
+ * single-pass reader.
+ */
+const PARSER_OPTIONS = { skipImageLinks: true, skipTextToHtml: true, skipHtmlToText: true } as const;
+
 export async function parseMail(raw: Uint8Array): Promise<ParsedMessage> {
-  const parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
-    skipImageLinks: true,
-    skipTextToHtml: true,
-  });
+  const parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), PARSER_OPTIONS);
   const html = typeof parsed.html === 'string' ? parsed.html : null;
-  const text = parsed.text ?? null;
   const subject = parsed.subject ?? '';
-  const found = extract({ subject, text, html });
+  const found = extract({ subject, text: parsed.text ?? null, html });
+  const text = parsed.text ?? (html ? htmlToText(html, MAX_STORED_PART_CHARS).text.trim() : null);
   return {
     from: addresses(parsed.from)[0] ?? '',
     to: addresses(parsed.to),
@@ -58,7 +63,7 @@ export interface AttachmentContent {
 
 /** Attachments are not stored twice: the nth one is cut from the raw source when asked for. */
 export async function attachmentOf(raw: Uint8Array, index: number): Promise<AttachmentContent | null> {
-  const parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), { skipImageLinks: true, skipTextToHtml: true });
+  const parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), PARSER_OPTIONS);
   const a = parsed.attachments[index];
   if (!a) return null;
   return { filename: a.filename ?? null, content_type: a.contentType, content: a.content };
