@@ -82,7 +82,12 @@ test('webhooks - register, list, a signed new_message delivery with the SEED.md 
   const secret = Buffer.from(`whsec_${Buffer.from(acct.api_key).toString('base64')}`.slice(6), 'base64');
   t.is(d!.headers['webhook-signature'], `v1,${createHmac('sha256', secret).update(`${id}.${ts}.${d!.body}`).digest('base64')}`);
 
-  const history = (await (await svc.api(acct.api_key, 'GET', `/v1/webhooks/${reg.id}/deliveries`)).json()) as Json;
+  // The attempt is logged once its outcome commits, a moment after the receiver answered.
+  let history: Json = { data: [] };
+  for (let i = 0; i < 100 && history.data.length === 0; i++) {
+    history = (await (await svc.api(acct.api_key, 'GET', `/v1/webhooks/${reg.id}/deliveries`)).json()) as Json;
+    if (history.data.length === 0) await new Promise((r) => setTimeout(r, 50));
+  }
   t.is(history.data[0].status, 200);
 
   const del = await svc.api(acct.api_key, 'DELETE', `/v1/webhooks/${reg.id}`);
