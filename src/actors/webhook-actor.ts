@@ -5,8 +5,9 @@
 import { fail } from '../errors/registry.js';
 import { prefixRange, type Key } from '../storage/shard-store.js';
 import { randomHex } from '../util/ids.js';
+import { SigningPool } from '../pool/signing-pool.js';
 import { HttpsSender, type AttemptResult } from '../webhooks/https-sender.js';
-import { newMessageBody, signedHeaders } from '../webhooks/payload.js';
+import { newMessageBody } from '../webhooks/payload.js';
 import type { WebhookCommand } from './commands.js';
 import type { ActorContext } from './context.js';
 import type { MessageRecord } from './model.js';
@@ -44,6 +45,7 @@ export interface DeliveryLog {
 export class WebhookActor {
   private readonly inFlight = new Set<string>();
   private sender: HttpsSender | null = null;
+  private readonly signer = new SigningPool();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -188,40 +190,49 @@ export class WebhookActor {
     }, Math.max(0, delayMs));
   }
 
+  /** Sends every due entry (up to MAX_IN_FLIGHT at once), signed in one batch. */
   private pump(): void {
     const now = this.ctx.now();
     let nextDue = Infinity;
+    const batch: { key: Key; entry: OutboxEntry; webhook: WebhookRecord; apiKey: string }[] = [];
+    const drop: Key[] = [];
     for (const { key, value } of this.outbox.getRange({})) {
       const due = (key as [number, string])[0];
       if (due > now) {
         nextDue = due;
         break;
       }
-      if (this.inFlight.size >= MAX_IN_FLIGHT) return; // a finishing attempt pumps again
-      const id = value.event_id;
-      if (this.inFlight.has(id)) continue;
-      this.inFlight.add(id);
-      void this.attempt(key, value).finally(() => {
-        this.inFlight.delete(id);
-        this.schedule(0);
-      });
+      if (this.inFlight.size + batch.length >= MAX_IN_FLIGHT) break; // a finishing attempt pumps again
+      if (this.inFlight.has(value.event_id)) continue;
+      const webhook = this.webhooks.get(value.webhook_id);
+      const sealed = webhook && !webhook.disabled ? this.keys.get(webhook.account_id) : undefined;
+      if (!webhook || !sealed) {
+        drop.push(key); // deleted or disabled since it was queued
+        continue;
+      }
+      batch.push({ key, entry: value, webhook, apiKey: this.ctx.sealer.open(sealed) });
     }
+    for (const key of drop) void this.outbox.remove(key);
     if (nextDue !== Infinity) this.schedule(nextDue - now);
+    if (batch.length === 0) return;
+    for (const b of batch) this.inFlight.add(b.entry.event_id);
+    const settle = (eventId: string, delayMs: number) => {
+      this.inFlight.delete(eventId);
+      this.schedule(delayMs);
+    };
+    this.signer.signBatch(batch.map((b) => ({ eventId: b.entry.event_id, body: b.entry.body, key: b.apiKey, now }))).then(
+      (signed) => {
+        for (const [i, b] of batch.entries()) {
+          void this.attempt(b.key, b.entry, b.webhook, signed[i]!).finally(() => settle(b.entry.event_id, 0));
+        }
+      },
+      // The entries stay in the outbox; try again shortly rather than spin.
+      () => { for (const b of batch) settle(b.entry.event_id, 1000); },
+    );
   }
 
-  private async attempt(key: Key, entry: OutboxEntry): Promise<void> {
-    const webhook = this.webhooks.get(entry.webhook_id);
-    if (!webhook || webhook.disabled) {
-      await this.outbox.remove(key);
-      return;
-    }
-    const sealed = this.keys.get(webhook.account_id);
-    if (!sealed) {
-      await this.outbox.remove(key);
-      return;
-    }
+  private async attempt(key: Key, entry: OutboxEntry, webhook: WebhookRecord, headers: Record<string, string>): Promise<void> {
     this.sender ??= new HttpsSender(this.ctx.config);
-    const headers = signedHeaders(entry.event_id, entry.body, this.ctx.sealer.open(sealed), this.ctx.now());
     const result = await this.sender.post(webhook.url, headers, entry.body);
     await this.record(key, entry, result);
   }
@@ -260,9 +271,10 @@ export class WebhookActor {
     }
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.sender?.close();
+    await this.signer.close();
   }
 }
