@@ -120,7 +120,29 @@ function plansFrom(env: Env): Record<PlanName, Plan> {
 
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
 
-export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+/**
+ * MAILCUE_CONFIG names a JSON file of the same MAILCUE_* keys ({"MAILCUE_HTTP_PORT": 8080, ...});
+ * the environment wins over it.
+ */
+function withConfigFile(env: Env): Env {
+  const file = env.MAILCUE_CONFIG;
+  if (!file) return env;
+  let values: Record<string, unknown>;
+  try {
+    values = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`MAILCUE_CONFIG: cannot read ${file}: ${(err as Error).message}`);
+  }
+  const merged: Env = {};
+  for (const [k, v] of Object.entries(values)) {
+    if (!k.startsWith('MAILCUE_')) throw new ConfigError(`MAILCUE_CONFIG: unknown key "${k}" (keys are MAILCUE_* names)`);
+    merged[k] = Array.isArray(v) ? v.join(',') : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+  }
+  return { ...merged, ...env };
+}
+
+export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const env = withConfigFile(rawEnv);
   const httpPort = int(env, 'MAILCUE_HTTP_PORT', 8080, 0, 65535);
   const publicUrl = url('MAILCUE_PUBLIC_URL', env.MAILCUE_PUBLIC_URL || `http://localhost:${httpPort}`);
   const domains = list(env, 'MAILCUE_DOMAINS', ['mailcue.test']).map((d) => d.toLowerCase());

@@ -1,0 +1,34 @@
+import test from 'ava';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+
+test('config - defaults match DESIGN §2', (t) => {
+  const c = loadConfig({});
+  t.is(c.httpPort, 8080);
+  t.is(c.smtpPort, 2525);
+  t.is(c.shardCount, 2);
+  t.deepEqual(c.domains, ['mailcue.test']);
+  t.is(c.mxHost, 'mx.mailcue.test');
+  t.is(c.publicUrl, 'http://localhost:8080');
+  t.deepEqual(c.webhookRetryDelaysMs, [2000, 10000, 50000]);
+  t.is(c.plans.growth.monthlyCredits, 100_000);
+  t.true(Object.isFrozen(c) && Object.isFrozen(c.plans.growth));
+});
+
+test('config - bad values fail with one clear line naming the variable', (t) => {
+  t.throws(() => loadConfig({ MAILCUE_HTTP_PORT: 'abc' }), { instanceOf: ConfigError, message: /MAILCUE_HTTP_PORT/ });
+  t.throws(() => loadConfig({ MAILCUE_DOMAINS: 'not a domain' }), { message: /MAILCUE_DOMAINS/ });
+  t.throws(() => loadConfig({ MAILCUE_MONTHLY_CREDITS: 'gold=5' }), { message: /MAILCUE_MONTHLY_CREDITS/ });
+  t.throws(() => loadConfig({ MAILCUE_SHARDS: 'x' }), { message: /MAILCUE_SHARDS/ });
+});
+
+test('config - a config file mirrors the variables and the environment wins', (t) => {
+  const file = path.join(os.tmpdir(), `mailcue-config-${process.pid}.json`);
+  writeFileSync(file, JSON.stringify({ MAILCUE_HTTP_PORT: 9000, MAILCUE_SMTP_PORT: 2600, MAILCUE_DOMAINS: ['a.test', 'b.test'] }));
+  const c = loadConfig({ MAILCUE_CONFIG: file, MAILCUE_SMTP_PORT: '2700' });
+  t.is(c.httpPort, 9000);
+  t.is(c.smtpPort, 2700);
+  t.deepEqual(c.domains, ['a.test', 'b.test']);
+});
