@@ -80,6 +80,8 @@ export function toRpcFailure(thrown: unknown): RpcFailure | null {
   return new RpcFailure(spec.http, { code: spec.jsonrpc, message: text.message, data: text.data }, headers);
 }
 
+/** SEED.md's error object always carries `data` (a string); transport errors reuse the message. */
 export function errorResponse(id: JsonRpcId, failure: RpcFailure): JsonRpcResponse {
-  return { jsonrpc: '2.0', id, error: failure.error };
+  const { code, message, data } = failure.error;
+  return { jsonrpc: '2.0', id, error: { code, message, data: data ?? message } };
 }

@@ -4,7 +4,7 @@
 import { bearerToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import { classify, parseError, RpcFailure, type JsonRpcId } from './jsonrpc.js';
+import { classify, errorResponse, parseError, RpcFailure, type JsonRpcId } from './jsonrpc.js';
 import { admit, execute } from './mcp-server.js';
 import { asFailure, sendRpcFailure } from './rpc-answer.js';
 import { SseStream } from './sse-stream.js';
@@ -72,7 +72,7 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
       stream.message({ jsonrpc: '2.0', id, result });
     } catch (err) {
       // The HTTP status is spent (202); the same JSON-RPC error goes on the stream.
-      if (incoming.kind === 'request') stream.message({ jsonrpc: '2.0', id, error: asFailure(err).error });
+      if (incoming.kind === 'request') stream.message(errorResponse(id, asFailure(err)));
     } finally {
       session.inflight.delete(key);
     }
@@ -87,7 +87,7 @@ export function sseRoutes(router: Router, env: AgentToolEnv): void {
     // Clients probe with a Streamable HTTP POST first and fall back to SSE on 404/405.
     .add('post', '/sse', (ex) => {
       env.cors.apply(ex);
-      ex.sendJson(405, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: use GET /sse, or POST /mcp' } }, [['Allow', 'GET']]);
+      ex.sendJson(405, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed', data: 'Use GET /sse, or POST /mcp' } }, [['Allow', 'GET']]);
     })
     .add('options', '/sse', (ex) => env.cors.preflight(ex))
     .add('post', '/messages', (ex) => postMessage(env, ex))

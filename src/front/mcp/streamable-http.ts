@@ -8,7 +8,7 @@ import { bearerToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
 import type { Cors } from './cors.js';
-import { classify, parseError, RpcFailure, type Incoming, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
+import { classify, errorResponse, parseError, RpcFailure, type Incoming, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
 import { admit, execute, initializeResult, planBlock, LATEST_PROTOCOL_VERSION, negotiateVersion, SERVER_NAME, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-server.js';
 import { asFailure, sendRpcFailure } from './rpc-answer.js';
 import type { McpSession, SessionStore } from './sessions.js';
@@ -141,7 +141,7 @@ async function answerRequest(
     }
   } catch (err) {
     if (stream) {
-      stream.message({ jsonrpc: '2.0', id, error: asFailure(err).error });
+      stream.message(errorResponse(id, asFailure(err)));
       stream.close();
     } else throw err;
   } finally {
@@ -214,7 +214,7 @@ export function streamableHttpRoutes(router: Router, env: AgentToolEnv): void {
       .add('options', path, (ex) => env.cors.preflight(ex))
       .add('any', path, (ex) => {
         env.cors.apply(ex);
-        ex.sendJson(405, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed.' } }, [['Allow', 'GET, POST, DELETE']]);
+        ex.sendJson(405, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed.', data: 'Use GET, POST or DELETE on /mcp' } }, [['Allow', 'GET, POST, DELETE']]);
       });
   }
 }
