@@ -1,0 +1,162 @@
+// Starts a fresh Mailcue from dist/ in a temp data dir with plan limits lifted: embedded (`mailcue
+// serve`, one process) or as a cluster (`mailcue shard` × N + `mailcue front` × M processes, used
+// when one process cannot hold the sockets a scenario needs under the open-file limit).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, jsonRequest, mapLimit } from './net-util.js';
+import { start, stop, waitFor, type Child } from './proc.js';
+
+const CLI = path.resolve('dist/cli/main.js');
+const READY_TIMEOUT_MS = 60_000;
+
+/** Plan numbers high enough that no limit shapes a figure. */
+export const LIFTED_PLANS = {
+  growth: { opsPerMinute: 100_000_000, restPerMinute: 100_000_000, concurrentSessions: 100_000, monthlyCredits: 1_000_000_000 },
+};
+
+export interface MailcueOptions {
+  /** Extra MAILCUE_* variables (e.g. the webhook CA file). */
+  env?: Record<string, string>;
+  /** Number of `mailcue front` processes; 0 (default) runs the embedded `mailcue serve`. */
+  fronts?: number;
+  /** Node flags for the service processes only, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] (Node 20 refuses --cpu-prof in NODE_OPTIONS). */
+  nodeArgs?: string[];
+}
+
+export interface Endpoint {
+  httpPort: number;
+  smtpPort: number;
+  base: string;
+}
+
+export class Mailcue {
+  private constructor(
+    readonly dir: string,
+    readonly adminToken: string,
+    readonly processes: Child[],
+    /** One per front process (a single one when embedded). */
+    readonly endpoints: Endpoint[],
+    readonly layout: string,
+  ) {}
+
+  get base(): string {
+    return this.endpoints[0]!.base;
+  }
+
+  get smtpPort(): number {
+    return this.endpoints[0]!.smtpPort;
+  }
+
+  get httpPort(): number {
+    return this.endpoints[0]!.httpPort;
+  }
+
+  get pids(): { name: string; pid: number }[] {
+    return this.processes.filter((p) => !p.exited).map((p) => ({ name: 'mailcue', pid: p.pid }));
+  }
+
+  /** Live service processes by role: `serve` (embedded), `front` or `shard`. */
+  get roles(): { role: string; pid: number }[] {
+    return this.processes.filter((p) => !p.exited).map((p) => ({ role: p.name.includes('front') ? 'front' : p.name.includes('shard') ? 'shard' : 'serve', pid: p.pid }));
+  }
+
+  static async start(opts: MailcueOptions = {}): Promise<Mailcue> {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'mailcue-bench-'));
+    const plansFile = path.join(dir, 'plans.json');
+    writeFileSync(plansFile, JSON.stringify(LIFTED_PLANS));
+    const adminToken = randomBytes(16).toString('hex');
+    const baseEnv: Record<string, string> = {
+      MAILCUE_HOST: '127.0.0.1',
+      MAILCUE_DATA_DIR: path.join(dir, 'data'),
+      MAILCUE_ADMIN_TOKEN: adminToken,
+      MAILCUE_LOG_LEVEL: 'warn',
+      MAILCUE_PLANS_FILE: plansFile,
+      MAILCUE_MASTER_KEY: randomBytes(32).toString('hex'),
+      MAILCUE_WEBHOOK_ALLOW_PRIVATE: 'true',
+      ...(opts.env ?? {}),
+    };
+    const node = (...args: string[]) => [...(opts.nodeArgs ?? []), CLI, ...args];
+    const processes: Child[] = [];
+    const endpoints: Endpoint[] = [];
+    let layout: string;
+    try {
+      const fronts = opts.fronts ?? 0;
+      if (fronts === 0) {
+        const httpPort = await freePort();
+        const smtpPort = await freePort();
+        const base = `http://127.0.0.1:${httpPort}`;
+        processes.push(start('mailcue', 'node', node('serve'), {
+          env: { ...baseEnv, MAILCUE_HTTP_PORT: String(httpPort), MAILCUE_SMTP_PORT: String(smtpPort), MAILCUE_PUBLIC_URL: base },
+        }));
+        endpoints.push({ httpPort, smtpPort, base });
+        layout = 'embedded: 1 process (front + 2 shard threads + pool)';
+      } else {
+        const shardCount = 2;
+        const map: string[] = [];
+        for (let id = 0; id < shardCount; id++) {
+          const sock = path.join(dir, `shard-${id}.sock`);
+          map.push(`${id}=unix:${sock}`);
+          processes.push(start(`mailcue-shard-${id}`, 'node', node('shard', '--id', String(id), '--listen', `unix:${sock}`, '--data', path.join(dir, 'data', `shard-${id}`)), { env: baseEnv }));
+        }
+        for (let f = 0; f < fronts; f++) {
+          const httpPort = await freePort();
+          const smtpPort = await freePort();
+          const base = `http://127.0.0.1:${httpPort}`;
+          processes.push(start(`mailcue-front-${f}`, 'node', node('front', '--shards', map.join(',')), {
+            env: { ...baseEnv, MAILCUE_HTTP_PORT: String(httpPort), MAILCUE_SMTP_PORT: String(smtpPort), MAILCUE_PUBLIC_URL: base, MAILCUE_POOL_THREADS: '1' },
+          }));
+          endpoints.push({ httpPort, smtpPort, base });
+        }
+        layout = `cluster: ${fronts} front + ${shardCount} shard processes`;
+      }
+      const mc = new Mailcue(dir, adminToken, processes, endpoints, layout);
+      for (const e of endpoints) {
+        await waitFor(`Mailcue ready at ${e.base}`, async () => {
+          const dead = processes.find((p) => p.exited);
+          if (dead) throw Object.assign(new Error(`${dead.name} exited (${dead.exitCode}): ${dead.output.slice(-10).join('\n')}`), { fatal: true });
+          return (await fetch(`${e.base}/readyz`, { signal: AbortSignal.timeout(2000) })).status === 200;
+        }, READY_TIMEOUT_MS, 100).catch((err) => {
+          const dead = processes.find((p) => p.exited);
+          throw dead ? new Error(`${dead.name} exited (${dead.exitCode}): ${dead.output.slice(-10).join('\n')}`) : err;
+        });
+      }
+      return mc;
+    } catch (err) {
+      await Promise.all(processes.map((p) => stop(p)));
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  /** Creates a Growth account and returns its API key. */
+  async createAccount(): Promise<string> {
+    const r = await jsonRequest('POST', `${this.base}/admin/v1/accounts`, { token: this.adminToken, body: { plan: 'growth', name: 'bench' } });
+    if (r.status !== 201) throw new Error(`POST /admin/v1/accounts → ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body.data.api_key as string;
+  }
+
+  /** Creates inboxes `${prefix}${i}@mailcue.test` for i in [0, n), 32 requests at a time. */
+  async createInboxes(key: string, prefix: string, n: number): Promise<string[]> {
+    const addresses = Array.from({ length: n }, (_, i) => `${prefix}${i}@mailcue.test`);
+    await mapLimit(n, 32, async (i) => {
+      const r = await jsonRequest('POST', `${this.endpoints[i % this.endpoints.length]!.base}/v1/inboxes`, { token: key, body: { address: addresses[i] } });
+      if (r.status !== 201) throw new Error(`POST /v1/inboxes ${addresses[i]} → ${r.status} ${JSON.stringify(r.body)}`);
+    });
+    return addresses;
+  }
+
+  /** The `mailcue_parked_waiters` gauge (across all shards) as one front reports it. */
+  async parkedWaiters(endpoint = 0): Promise<number> {
+    const text = await (await fetch(`${this.endpoints[endpoint]!.base}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+    const m = /^mailcue_parked_waiters(?:\{[^}]*\})?\s+([0-9.e+-]+)/m.exec(text);
+    return m ? Number(m[1]) : NaN;
+  }
+
+  async stop(): Promise<void> {
+    // Fronts first, then shards (the order of a graceful cluster stop).
+    for (const p of [...this.processes].reverse()) await stop(p, 10_000);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,116 @@
+// The issue's targets, evaluated on a run's results, and the plain-text tables the runner prints.
+import type { ScenarioResult } from './scenario.js';
+
+export interface Target {
+  target: string;
+  measured: string;
+  value: number | null;
+  met: boolean | null;
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+function ratio(a: number | null, b: number | null): number | null {
+  return a !== null && b !== null && b > 0 ? Math.round((a / b) * 100) / 100 : null;
+}
+
+export function evaluateTargets(results: Map<string, ScenarioResult>): Target[] {
+  const get = (name: string) => results.get(name);
+  const ok = (r: ScenarioResult | undefined) => (r && !r.skipped && !r.error ? r : undefined);
+  const ingest = ok(get('smtp-ingest'));
+  const rest = ok(get('rest-get-latest'));
+  const mcp = ok(get('mcp-get-latest'));
+  const grpc = ok(get('floor-grpc'));
+  const wake = ok(get('wake-latency'));
+  const parked = ok(get('parked-waiters'));
+  const hook = ok(get('webhook-delivery'));
+  const peer = ok(get('peer-maildev'));
+  const out: Target[] = [];
+  const add = (target: string, value: number | null, met: (v: number) => boolean, measured: (v: number) => string) =>
+    out.push({ target, value, met: value === null ? null : met(value), measured: value === null ? 'n/a' : measured(value) });
+
+  const smtpRatio = ratio(num(ingest?.ops_per_s), num(peer?.smtp_ops_per_s));
+  add('smtp-ingest ≥ 3× MailDev SMTP ingest', smtpRatio, (v) => v >= 3, (v) => `${v}× (${ingest!.ops_per_s} vs ${peer!.smtp_ops_per_s} mails/s)`);
+  const readRatio = ratio(num(rest?.ops_per_s), num(peer?.read_ops_per_s));
+  add('rest-get-latest ≥ 10× MailDev GET /api/email/:id', readRatio, (v) => v >= 10, (v) => `${v}× (${rest!.ops_per_s} vs ${peer!.read_ops_per_s} req/s)`);
+  const mcpRatio = ratio(num(mcp?.ops_per_s), num(grpc?.ops_per_s));
+  add('mcp-get-latest ≥ 2× floor-grpc (unary)', mcpRatio, (v) => v >= 2, (v) => `${v}× (${mcp!.ops_per_s} vs ${grpc!.ops_per_s} calls/s)`);
+  const p99 = num(wake?.p99_ms);
+  const enoughParked = (num(wake?.parked) ?? 0) >= 10_000;
+  out.push({
+    target: 'wake-latency p99 ≤ 5 ms with 10,000 parked', value: p99,
+    met: p99 === null || !enoughParked ? null : p99 <= 5,
+    measured: p99 === null ? 'n/a' : `p99 ${p99} ms, p50 ${wake!.p50_ms} ms (${wake!.parked} parked${enoughParked ? '' : ': too few to judge'})`,
+  });
+  const bpw = num(parked?.bytes_per_waiter);
+  add('≤ 4 KiB RSS per parked long-poll (all processes)', bpw, (v) => v <= 4096, (v) => `${v} B/waiter (${Math.max(...Object.keys((parked!.rss_mb_by_parked as object) ?? {}).map(Number))} parked)`);
+  add('webhook-delivery ≥ 2,000/s', num(hook?.ops_per_s), (v) => v >= 2000, (v) => `${v}/s`);
+  return out;
+}
+
+function pad(s: string, n: number, right = false): string {
+  return right ? s.padStart(n) : s.padEnd(n);
+}
+
+function table(header: string[], rows: string[][], rightFrom = 1): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((c, i) => pad(c, widths[i]!, i >= rightFrom && i < header.length - 1)).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+const f = (v: unknown, digits = 1): string => {
+  const n = num(v);
+  if (n === null) return '-';
+  return n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(digits);
+};
+
+function notes(r: ScenarioResult): string {
+  if (r.skipped) return `skipped: ${r.skipped}`;
+  if (r.error) return `ERROR: ${r.error.split('\n')[0]!.slice(0, 120)}`;
+  const n: string[] = [];
+  switch (r.name) {
+    case 'floor-grpc':
+      n.push(`bidi stream ${f((r.bidi_stream as { ops_per_s: number }).ops_per_s)}/s`);
+      break;
+    case 'smtp-ingest':
+    case 'smtp-ingest-100k':
+      n.push(`readable ${r.readable}/${r.ops}`);
+      if (r.otp_extracted !== undefined) n.push(`otp ok ${r.otp_extracted}`);
+      if (r.sample_attachment_ok !== undefined) n.push(`attachment ok ${r.sample_attachment_ok}`);
+      n.push(`server ${f(r.server_cpu_ms_per_mail, 2)} ms CPU/mail`);
+      break;
+    case 'rest-get-latest':
+    case 'mcp-get-latest':
+      n.push(`server ${r.server_cpu_us_per_op} µs CPU/req`);
+      if (r.non_2xx) n.push(`non-2xx ${r.non_2xx}`);
+      break;
+    case 'wake-latency':
+      n.push(`${r.parked} parked; REST p99 ${f((r.rest as { p99_ms: number }).p99_ms, 2)} / MCP p99 ${f((r.mcp as { p99_ms: number }).p99_ms, 2)} ms`);
+      if (r.missing) n.push(`missing ${r.missing}`);
+      break;
+    case 'parked-waiters':
+      n.push(`${r.bytes_per_waiter} B/waiter (${Object.entries(r.bytes_per_waiter_by_role as object).map(([k, v]) => `${k} ${v}`).join(', ')}); RSS MiB ${Object.entries(r.rss_mb_by_parked as object).map(([k, v]) => `${k}:${v}`).join(' ')}`);
+      break;
+    case 'webhook-delivery':
+      n.push(`${r.ops}/${r.expected_deliveries} delivered, p99 ${f(r.p99_ms, 1)} ms after DATA; dup ${r.duplicates}, bad sig ${r.bad_signature}`);
+      break;
+    case 'peer-maildev':
+      n.push(`smtp ${f(r.smtp_ops_per_s)}/s, 100k ${f(r.smtp_100k_ops_per_s)}/s, read by id ${f(r.read_ops_per_s)}/s (p99 ${f((r.read as { p99_ms: number }).p99_ms, 1)} ms)`);
+      break;
+  }
+  return n.join('; ');
+}
+
+export function formatTables(results: ScenarioResult[], targets: Target[]): string {
+  const rows = results.map((r) => [
+    r.name, f(r.ops, 0), f(r.ops_per_s), f(r.p50_ms, 2), f(r.p90_ms, 2), f(r.p99_ms, 2), f(r.max_ms, 2),
+    Object.entries(r.peak_rss_mb ?? {}).map(([k, v]) => `${k} ${f(v, 0)}`).join(', ') || '-',
+    f(r.server_cpu_cores, 2),
+    r.client_cpu_share === null || r.client_cpu_share === undefined ? '-' : `${Math.round(r.client_cpu_share * 100)}%`,
+    f(r.foreign_cpu_cores, 2),
+    notes(r),
+  ]);
+  const scen = table(['scenario', 'ops', 'ops/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'peak RSS MB', 'server cores', 'client CPU', 'other cores', 'notes'], rows);
+  const tgt = table(['target', 'measured', 'met'], targets.map((t) => [t.target, t.measured, t.met === null ? 'n/a' : t.met ? 'yes' : 'NO']), 99);
+  return `${scen}\n\nserver cores = CPU of the measured server's processes / duration; client CPU = load generator CPU / (cores × duration);\nother cores = the rest of the machine's CPU in the window (other jobs; rerun when it is above ~0.2)\n\n${tgt}`;
+}

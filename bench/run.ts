@@ -1,0 +1,159 @@
+// `npm run bench [-- --quick] [-- --only a,b]`: starts a fresh Mailcue (plan limits lifted), runs
+// every scenario against it (and the floors and MailDev beside it, in the same run), prints the
+// results and the targets, and writes bench/results/latest.json.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { findWrk } from './lib/http-load.js';
+import { Mailcue } from './lib/mailcue.js';
+import { CORES, stopAll } from './lib/proc.js';
+import { evaluateTargets, formatTables } from './lib/report.js';
+import type { Context, Scenario, ScenarioResult } from './lib/scenario.js';
+import { makeTls, type TlsFiles } from './lib/tls.js';
+import { floorGrpc } from './scenarios/floor-grpc.js';
+import { floorUws } from './scenarios/floor-uws.js';
+import { mcpGetLatest, restGetLatest } from './scenarios/get-latest.js';
+import { parkedWaiters } from './scenarios/parked-waiters.js';
+import { peerMaildev } from './scenarios/peer-maildev.js';
+import { smtpIngest, smtpIngestLarge } from './scenarios/smtp-ingest.js';
+import { wakeLatency } from './scenarios/wake-latency.js';
+import { webhookDelivery } from './scenarios/webhook-delivery.js';
+
+/** In run order. The SMTP scenarios fill the read inboxes the read scenarios use. Scenarios that
+ * start their own servers (parked-waiters, peer-maildev) run after the shared Mailcue is stopped. */
+const SHARED: Scenario[] = [floorUws, floorGrpc, smtpIngest, smtpIngestLarge, restGetLatest, mcpGetLatest, wakeLatency, webhookDelivery];
+const OWN: Scenario[] = [parkedWaiters, peerMaildev];
+const READ_INBOXES = 1000;
+const RESULTS = path.resolve('bench/results/latest.json');
+
+function parseArgs(argv: string[]) {
+  const quick = argv.includes('--quick');
+  const i = argv.indexOf('--only');
+  const only = i >= 0 ? new Set(argv[i + 1]?.split(',')) : null;
+  return { quick, only };
+}
+
+function git(...args: string[]): string {
+  try {
+    return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+function wrkVersion(wrk: string): string {
+  let out: string;
+  try {
+    out = execFileSync(wrk, ['-v'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    out = String((err as { stdout?: string }).stdout ?? '');
+  }
+  return /wrk \S+/.exec(out)?.[0] ?? 'wrk';
+}
+
+async function withTimeout<T>(what: string, seconds: number, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} exceeded its ${seconds} s limit`)), seconds * 1000)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function runScenario(s: Scenario, ctx: Context): Promise<ScenarioResult> {
+  const params = ctx.quick ? s.quick : s.full;
+  const t0 = Date.now();
+  ctx.log(`▶ ${s.name} ${JSON.stringify(params)}`);
+  let r: ScenarioResult;
+  try {
+    const out = await withTimeout(s.name, s.timeLimitS(ctx.quick), s.run(ctx, params));
+    r = {
+      name: s.name, ops_per_s: out.ops_per_s ?? 0,
+      p50_ms: out.p50_ms ?? null, p90_ms: out.p90_ms ?? null, p99_ms: out.p99_ms ?? null, max_ms: out.max_ms ?? null,
+      peak_rss_mb: out.peak_rss_mb ?? {}, client_cpu_share: out.client_cpu_share ?? null, generator: out.generator ?? '-',
+      ...out, params,
+    } as ScenarioResult;
+  } catch (err) {
+    const message = (err as Error).message ?? String(err);
+    ctx.log(`✗ ${s.name}: ${message}`);
+    r = { name: s.name, ops: 0, duration_s: 0, ops_per_s: 0, p50_ms: null, p90_ms: null, p99_ms: null, max_ms: null, peak_rss_mb: {}, client_cpu_share: null, generator: '-', error: message, params };
+  }
+  ctx.log(`  ${s.name}: ${r.skipped ? `skipped (${r.skipped})` : r.error ? 'error' : `${r.ops_per_s} ops/s, p99 ${r.p99_ms} ms`} [${((Date.now() - t0) / 1000).toFixed(1)} s]`);
+  ctx.results.set(s.name, r);
+  return r;
+}
+
+async function main(): Promise<void> {
+  const { quick, only } = parseArgs(process.argv.slice(2));
+  if (!existsSync('dist/cli/main.js')) throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
+  const started = Date.now();
+  const log = (m: string) => console.error(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${m}`);
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'mailcue-bench-run-'));
+  const results = new Map<string, ScenarioResult>();
+  const ordered: ScenarioResult[] = [];
+  const wanted = (s: Scenario) => !only || only.has(s.name);
+  const wrk = findWrk();
+  let tls: TlsFiles | null = null;
+  try {
+    tls = makeTls(tmp);
+  } catch (err) {
+    log(`openssl failed, webhook-delivery will be skipped: ${(err as Error).message}`);
+  }
+  let mailcue: Mailcue | null = null;
+  try {
+    if (SHARED.some(wanted)) {
+      log(`starting Mailcue (${quick ? 'quick' : 'full'} run)`);
+      mailcue = await Mailcue.start({
+        env: tls ? { MAILCUE_WEBHOOK_CA_FILE: tls.caFile } : {},
+        nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean),
+      });
+    }
+    const key = mailcue ? await mailcue.createAccount() : '';
+    const readInboxes = mailcue ? await mailcue.createInboxes(key, 'r', READ_INBOXES) : Array.from({ length: READ_INBOXES }, (_, i) => `r${i}@mailcue.test`);
+    const ctx: Context = { quick, mailcue: mailcue!, key, readInboxes, tls, tmp, results, log };
+    for (const s of SHARED.filter(wanted)) ordered.push(await runScenario(s, ctx));
+    if (mailcue) {
+      await mailcue.stop();
+      mailcue = null;
+    }
+    for (const s of OWN.filter(wanted)) ordered.push(await runScenario(s, ctx));
+  } finally {
+    if (mailcue) await mailcue.stop();
+    await stopAll();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+
+  const targets = evaluateTargets(results);
+  const report = {
+    commit: git('rev-parse', 'HEAD'),
+    dirty: git('status', '--porcelain', '--', 'src', 'proto', 'package.json').length > 0,
+    node: process.version,
+    cpu: `${os.cpus()[0]?.model ?? 'unknown'} × ${CORES}`,
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    date: new Date().toISOString(),
+    quick,
+    http_generator: wrk ? `${wrkVersion(wrk)}, 1 thread` : 'node raw-socket HTTP generator',
+    wall_s: Math.round((Date.now() - started) / 100) / 10,
+    scenarios: ordered,
+    targets,
+  };
+  mkdirSync(path.dirname(RESULTS), { recursive: true });
+  writeFileSync(RESULTS, JSON.stringify(report, null, 2) + '\n');
+  console.log(`\nMailcue bench (${quick ? 'quick' : 'full'}) · commit ${report.commit.slice(0, 10)}${report.dirty ? '+dirty' : ''} · node ${report.node} · ${report.cpu} · ${report.http_generator}\n`);
+  console.log(formatTables(ordered, targets));
+  console.log(`\nwrote ${path.relative(process.cwd(), RESULTS)} in ${report.wall_s} s`);
+  if (ordered.some((r) => r.error)) process.exitCode = 1;
+}
+
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    void stopAll().finally(() => process.exit(130));
+  });
+}
+
+main().catch(async (err: unknown) => {
+  console.error(`bench: ${(err as Error).stack ?? String(err)}`);
+  await stopAll();
+  process.exit(1);
+});
