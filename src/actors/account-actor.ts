@@ -31,9 +31,15 @@ export function utcMonth(ms: number): string {
   return new Date(ms).toISOString().slice(0, 7);
 }
 
+/** Credit counters reach disk at most this often: a crash forgets at most this much metering. */
+const CREDIT_FLUSH_MS = 250;
+
 export class AccountActor {
   private readonly cache = new Map<string, AccountRecord>();
   private readonly windows = new Map<string, Window>();
+  private readonly dirty = new Set<string>();
+  private flushTimer: NodeJS.Timeout | null = null;
+  private month = { until: 0, name: '' };
   /** Open agent-tool sessions per account: session id → last activity (ms) and idle limit. */
   private readonly sessions = new Map<string, Map<string, { seen: number; idleMs: number }>>();
 
@@ -102,6 +108,7 @@ export class AccountActor {
   private async update(id: string, change: (r: AccountRecord) => AccountRecord): Promise<AccountView> {
     const next = change(this.load(id));
     this.cache.set(id, next);
+    this.dirty.delete(id);
     await this.ctx.store.accounts.put(id, next);
     return toAccountView(next);
   }
@@ -120,13 +127,38 @@ export class AccountActor {
     return Math.max(1, Math.ceil((60_000 - (this.ctx.now() % 60_000)) / 1000));
   }
 
+  private currentMonth(): string {
+    const now = this.ctx.now();
+    if (now >= this.month.until) {
+      const d = new Date(now);
+      this.month = { name: utcMonth(now), until: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) };
+    }
+    return this.month.name;
+  }
+
+  /** Writes changed credit counters in one batch instead of one put per tool call. */
+  private persistLater(accountId: string): void {
+    this.dirty.add(accountId);
+    this.flushTimer ??= setTimeout(() => this.flush(), CREDIT_FLUSH_MS);
+  }
+
+  flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    for (const id of this.dirty) {
+      const record = this.cache.get(id);
+      if (record) void this.ctx.store.accounts.put(id, record);
+    }
+    this.dirty.clear();
+  }
+
   /** Fresh credits at the start of each UTC month. */
   private currentCredits(record: AccountRecord): AccountRecord {
-    const month = utcMonth(this.ctx.now());
+    const month = this.currentMonth();
     if (record.credits_month === month) return record;
     const next = { ...record, credits_month: month, credits_used: 0 };
     this.cache.set(record.id, next);
-    void this.ctx.store.accounts.put(record.id, next);
+    this.persistLater(record.id);
     return next;
   }
 
@@ -187,7 +219,7 @@ export class AccountActor {
       w.ops++;
       const next = { ...record, credits_used: record.credits_used + meter.credits };
       this.cache.set(accountId, next);
-      void this.ctx.store.accounts.put(accountId, next);
+      this.persistLater(accountId);
       credits_left = plan.monthlyCredits - next.credits_used;
       return { account: toAccountView(next), rate: { limit: plan.opsPerMinute, remaining: plan.opsPerMinute - w.ops, reset_s }, credits_left };
     }

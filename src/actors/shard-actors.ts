@@ -77,6 +77,7 @@ export class ShardActors {
   /** Graceful stop: answer parked waiters, then flush and close LMDB. */
   async close(): Promise<void> {
     this.ctx.waiters.drain();
+    this.accounts.flush();
     await this.webhooks.stop();
     await this.ctx.store.close();
   }

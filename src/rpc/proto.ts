@@ -45,6 +45,37 @@ export interface Envelope {
   cancel: boolean;
 }
 
+export interface EnvelopeBatch {
+  envelopes: Envelope[];
+}
+
+export interface ReplyBatch {
+  replies: Reply[];
+}
+
+/**
+ * Collects what one event-loop turn writes to a stream and sends it as one message at the end of
+ * the turn (setImmediate runs after the I/O callbacks of the turn that queued it).
+ */
+export class Coalescer<T> {
+  private pending: T[] = [];
+  private scheduled = false;
+
+  constructor(private readonly flush: (items: T[]) => void) {}
+
+  push(item: T): void {
+    this.pending.push(item);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      const items = this.pending;
+      this.pending = [];
+      if (items.length > 0) this.flush(items);
+    });
+  }
+}
+
 export interface Failure {
   code: string;
   message: string;

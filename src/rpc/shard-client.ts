@@ -3,7 +3,7 @@
 // pending requests as `unavailable` and is reopened on next use.
 import type { Command } from '../actors/commands.js';
 import { MailcueError, isErrorCode, type ErrorDetails } from '../errors/registry.js';
-import { CHANNEL_OPTIONS, codec, grpc, HealthService, ShardService, type Envelope, type Reply } from './proto.js';
+import { CHANNEL_OPTIONS, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 export interface CallOptions {
   /** Aborting sends a cancel envelope; the shard frees whatever the request parked. */
@@ -22,7 +22,8 @@ interface Pending {
 }
 
 interface Stream {
-  call: grpc.ClientDuplexStream<Envelope, Reply>;
+  call: grpc.ClientDuplexStream<EnvelopeBatch, ReplyBatch>;
+  out: Coalescer<Envelope>;
   alive: boolean;
 }
 
@@ -67,9 +68,17 @@ export class ShardClient {
     const slot = this.turn++ % STREAMS_PER_SHARD;
     const existing = this.streams[slot];
     if (existing?.alive) return existing;
-    const call = (this.client as unknown as { Mailbox(): grpc.ClientDuplexStream<Envelope, Reply> }).Mailbox();
-    const stream: Stream = { call, alive: true };
-    call.on('data', (reply: Reply) => this.settle(reply));
+    const call = (this.client as unknown as { Mailbox(): grpc.ClientDuplexStream<EnvelopeBatch, ReplyBatch> }).Mailbox();
+    const stream: Stream = {
+      call,
+      alive: true,
+      out: new Coalescer<Envelope>((envelopes) => {
+        if (stream.alive) call.write({ envelopes });
+      }),
+    };
+    call.on('data', (batch: ReplyBatch) => {
+      for (const reply of batch.replies) this.settle(reply);
+    });
     const broken = (err?: Error) => {
       if (!stream.alive) return;
       stream.alive = false;
@@ -97,7 +106,7 @@ export class ShardClient {
       this.pending.set(id, {
         resolve: resolve as (v: unknown) => void, reject, stream, deadline, command: command.type, started: performance.now(),
       });
-      stream.call.write({ id, deadline_ms: deadline, command: codec.pack(command), cancel: false });
+      stream.out.push({ id, deadline_ms: deadline, command: codec.pack(command), cancel: false });
       signal?.addEventListener('abort', () => this.cancel(id), { once: true });
     });
   }
@@ -105,7 +114,7 @@ export class ShardClient {
   /** Tells the shard to drop the request; the pending entry settles with the shard's answer. */
   private cancel(id: number): void {
     const p = this.pending.get(id);
-    if (p?.stream.alive) p.stream.call.write({ id, deadline_ms: 0, command: new Uint8Array(0), cancel: true });
+    if (p?.stream.alive) p.stream.out.push({ id, deadline_ms: 0, command: new Uint8Array(0), cancel: true });
   }
 
   private settle(reply: Reply): void {

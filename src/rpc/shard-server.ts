@@ -5,7 +5,7 @@ import type { ShardActors } from '../actors/shard-actors.js';
 import type { Command } from '../actors/commands.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
-import { CHANNEL_OPTIONS, codec, grpc, HealthService, ShardService, type Envelope, type Reply } from './proto.js';
+import { CHANNEL_OPTIONS, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -15,7 +15,24 @@ function errorReply(id: number, err: unknown, log: Logger): Reply {
   return { id, result: EMPTY, error: { code: e.code, message: e.message, details: e.details ? codec.pack(e.details) : EMPTY } };
 }
 
-function run(actors: ShardActors, env: Envelope, signal: AbortSignal, log: Logger, answer: (r: Reply) => void): void {
+/** The abort signal of a request, made only if the actor asks for it (few commands can wait). */
+class LazyAbort {
+  private controller: AbortController | null = null;
+  private aborted = false;
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.aborted) this.controller.abort();
+    return this.controller.signal;
+  }
+
+  abort(): void {
+    this.aborted = true;
+    this.controller?.abort();
+  }
+}
+
+function run(actors: ShardActors, env: Envelope, abort: LazyAbort, log: Logger, answer: (r: Reply) => void): void {
   if (env.deadline_ms && env.deadline_ms < Date.now()) {
     answer(errorReply(env.id, new MailcueError('deadline_exceeded', 'Deadline exceeded before the shard started'), log));
     return;
@@ -23,7 +40,12 @@ function run(actors: ShardActors, env: Envelope, signal: AbortSignal, log: Logge
   let result: unknown;
   try {
     const command = codec.unpack(env.command) as Command;
-    result = actors.dispatch(command, { signal, deadline: env.deadline_ms });
+    result = actors.dispatch(command, {
+      get signal() {
+        return abort.signal;
+      },
+      deadline: env.deadline_ms,
+    });
   } catch (err) {
     answer(errorReply(env.id, err, log));
     return;
@@ -41,25 +63,30 @@ function run(actors: ShardActors, env: Envelope, signal: AbortSignal, log: Logge
 export function createShardServer(actors: ShardActors, log: Logger): grpc.Server {
   const server = new grpc.Server(CHANNEL_OPTIONS);
   server.addService(ShardService.service, {
-    Mailbox(call: grpc.ServerDuplexStream<Envelope, Reply>) {
-      const inFlight = new Map<number, AbortController>();
+    Mailbox(call: grpc.ServerDuplexStream<EnvelopeBatch, ReplyBatch>) {
+      const inFlight = new Map<number, LazyAbort>();
       let open = true;
+      const out = new Coalescer<Reply>((replies) => {
+        if (open) call.write({ replies });
+      });
       const abortAll = () => {
         open = false;
-        for (const c of inFlight.values()) c.abort();
+        for (const a of inFlight.values()) a.abort();
         inFlight.clear();
       };
-      call.on('data', (env: Envelope) => {
-        if (env.cancel) {
-          inFlight.get(env.id)?.abort();
-          return;
+      call.on('data', (batch: EnvelopeBatch) => {
+        for (const env of batch.envelopes) {
+          if (env.cancel) {
+            inFlight.get(env.id)?.abort();
+            continue;
+          }
+          const abort = new LazyAbort();
+          inFlight.set(env.id, abort);
+          run(actors, env, abort, log, (reply) => {
+            inFlight.delete(env.id);
+            out.push(reply);
+          });
         }
-        const controller = new AbortController();
-        inFlight.set(env.id, controller);
-        run(actors, env, controller.signal, log, (reply) => {
-          inFlight.delete(env.id);
-          if (open) call.write(reply);
-        });
       });
       call.on('end', () => {
         abortAll();
@@ -69,9 +96,9 @@ export function createShardServer(actors: ShardActors, log: Logger): grpc.Server
       call.on('error', abortAll);
     },
     Call(call: grpc.ServerUnaryCall<Envelope, Reply>, callback: grpc.sendUnaryData<Reply>) {
-      const controller = new AbortController();
-      call.on('cancelled', () => controller.abort());
-      run(actors, call.request, controller.signal, log, (reply) => callback(null, reply));
+      const abort = new LazyAbort();
+      call.on('cancelled', () => abort.abort());
+      run(actors, call.request, abort, log, (reply) => callback(null, reply));
     },
   });
   server.addService(HealthService.service, {

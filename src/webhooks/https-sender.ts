@@ -3,7 +3,7 @@
 // answer, and gives up after the per-attempt timeout.
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import type { LookupFunction } from 'node:net';
 import type { Config } from '../config/config.js';
 import { makeResolver } from '../services/dns-check.js';
@@ -29,8 +29,12 @@ export class HttpsSender {
         (err: Error) => (callback as (e: Error | null, a: string, f: number) => void)(err, '', 4),
       );
     };
-    const ca = config.webhookCaFile ? [...rootCertificates, readFileSync(config.webhookCaFile, 'utf8')] : undefined;
-    this.agent = new https.Agent({ keepAlive: true, maxSockets: 64, lookup, ca });
+    // One secure context, built once: passing `ca` to the agent would make Node stringify the whole
+    // CA list into the agent's connection key on every request and re-parse it per connection.
+    const secureContext = config.webhookCaFile
+      ? createSecureContext({ ca: [...rootCertificates, readFileSync(config.webhookCaFile, 'utf8')] })
+      : undefined;
+    this.agent = new https.Agent({ keepAlive: true, maxSockets: 64, lookup, secureContext });
   }
 
   post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {

@@ -7,7 +7,17 @@ import type { HttpRequest, HttpResponse } from './uws.js';
 
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
-const statusLine = (status: number) => `${status} ${STATUS_CODES[status] ?? ''}`;
+const STATUS_LINES = new Map<number, string>();
+const statusLine = (status: number): string => {
+  let line = STATUS_LINES.get(status);
+  if (!line) STATUS_LINES.set(status, (line = `${status} ${STATUS_CODES[status] ?? ''}`));
+  return line;
+};
+
+const READ_HEADERS = [
+  'authorization', 'content-type', 'content-length', 'transfer-encoding', 'accept', 'origin',
+  'mcp-session-id', 'mcp-protocol-version', 'last-event-id',
+] as const;
 
 export class Exchange {
   readonly method: string;
@@ -16,7 +26,9 @@ export class Exchange {
   readonly params: string[];
   private readonly headers = new Map<string, string>();
   private readonly extraHeaders: [string, string][] = [];
-  private readonly controller = new AbortController();
+  /** Made only when someone listens (long-polls); most requests never need one. */
+  private controller: AbortController | null = null;
+  private aborted = false;
   private finished = false;
   private streaming = false;
   private bodyPromise: Promise<Buffer> | null = null;
@@ -28,17 +40,24 @@ export class Exchange {
     this.method = req.getCaseSensitiveMethod().toUpperCase();
     this.path = req.getUrl();
     this.query = new URLSearchParams(req.getQuery() ?? '');
-    req.forEach((k, v) => this.headers.set(k, v));
+    // Only the headers Mailcue reads are kept: a parked long-poll should not hold the rest.
+    for (const name of READ_HEADERS) {
+      const value = req.getHeader(name);
+      if (value !== '') this.headers.set(name, value);
+    }
     this.params = [];
     for (let i = 0; i < paramCount; i++) this.params.push(decodeURIComponent(req.getParameter(i) ?? ''));
     res.onAborted(() => {
       this.finished = true;
-      this.controller.abort();
+      this.aborted = true;
+      this.controller?.abort();
     });
   }
 
   /** Aborted when the client hangs up: long-polls hand it to the shard to free their waiter. */
   get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.aborted) this.controller.abort();
     return this.controller.signal;
   }
 
