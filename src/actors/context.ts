@@ -3,6 +3,7 @@
 import type { Config } from '../config/config.js';
 import type { Sealer } from '../security/sealer.js';
 import type { ShardStore } from '../storage/shard-store.js';
+import type { CancelSignal } from '../util/cancel.js';
 import type { WaiterRegistry } from './waiters.js';
 
 export interface ActorContext {
@@ -16,6 +17,6 @@ export interface ActorContext {
 
 /** Per-request facts the dispatcher hands an actor: the caller may cancel a long-poll. */
 export interface RequestScope {
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
   readonly deadline: number;
 }

@@ -209,31 +209,17 @@ export class InboxActor {
     }
     if (scope.signal.aborted) return { timed_out: true, message: null };
     return new Promise<WaitResult>((resolve, reject) => {
-      const remove = this.ctx.waiters.park(
-        cmd.address,
-        {
-          match: cmd.match,
-          timer: undefined,
-          wake: (message) => {
-            scope.signal.removeEventListener('abort', onAbort);
-            resolve({ timed_out: false, message });
-          },
-          timeout: () => {
-            scope.signal.removeEventListener('abort', onAbort);
-            resolve({ timed_out: true, message: null });
-          },
-          fail: (err) => {
-            scope.signal.removeEventListener('abort', onAbort);
-            reject(err);
-          },
-        },
-        cmd.timeoutMs,
-      );
+      const remove = this.ctx.waiters.park(cmd.address, {
+        match: cmd.match,
+        deadline: this.ctx.now() + cmd.timeoutMs,
+        wake: (message) => resolve({ timed_out: false, message }),
+        timeout: () => resolve({ timed_out: true, message: null }),
+        fail: reject,
+      });
       // A cancelled long-poll frees its waiter at once; nobody reads the answer.
-      const onAbort = () => {
+      scope.signal.addEventListener('abort', () => {
         if (remove()) resolve({ timed_out: true, message: null });
-      };
-      scope.signal.addEventListener('abort', onAbort, { once: true });
+      });
     });
   }
 }

@@ -1,24 +1,39 @@
 // Parked long-polls, indexed by inbox. A waiter lives here until a delivery on this shard wakes it,
 // its deadline passes, or its caller cancels; each path removes it, so the count returns to zero.
+// Deadlines sit on one coarse timer wheel rather than a timer each: tens of thousands of parked
+// waiters then cost one interval, and a timeout answers at most TICK_MS late.
 import type { MessageRecord } from './model.js';
 
 export interface Waiter {
   match: 'any' | 'code';
+  deadline: number;
   wake(message: MessageRecord): void;
   timeout(): void;
   fail(err: Error): void;
-  timer: NodeJS.Timeout | undefined;
 }
+
+const TICK_MS = 100;
 
 export class WaiterRegistry {
   private readonly byInbox = new Map<string, Set<Waiter>>();
+  /** tick number → waiters whose deadline falls in it. */
+  private readonly wheel = new Map<number, Map<Waiter, string>>();
+  private readonly ticker: NodeJS.Timeout;
+  private lastTick: number;
   private parked = 0;
+
+  constructor(private readonly now: () => number = Date.now) {
+    this.lastTick = Math.floor(this.now() / TICK_MS);
+    this.ticker = setInterval(() => this.expire(), TICK_MS);
+    this.ticker.unref();
+  }
 
   get size(): number {
     return this.parked;
   }
 
-  park(address: string, waiter: Waiter, timeoutMs: number): () => boolean {
+  /** Parks the waiter; the returned function removes it (true if it was still parked). */
+  park(address: string, waiter: Waiter): () => boolean {
     let set = this.byInbox.get(address);
     if (!set) {
       set = new Set();
@@ -26,11 +41,11 @@ export class WaiterRegistry {
     }
     set.add(waiter);
     this.parked++;
-    const remove = () => this.remove(address, waiter);
-    waiter.timer = setTimeout(() => {
-      if (remove()) waiter.timeout();
-    }, timeoutMs);
-    return remove;
+    const tick = Math.ceil(waiter.deadline / TICK_MS);
+    let slot = this.wheel.get(tick);
+    if (!slot) this.wheel.set(tick, (slot = new Map()));
+    slot.set(waiter, address);
+    return () => this.remove(address, waiter);
   }
 
   /** Removes the waiter; true if it was still parked (so exactly one outcome is delivered). */
@@ -39,7 +54,7 @@ export class WaiterRegistry {
     if (!set || !set.delete(waiter)) return false;
     if (set.size === 0) this.byInbox.delete(address);
     this.parked--;
-    if (waiter.timer) clearTimeout(waiter.timer);
+    this.wheel.get(Math.ceil(waiter.deadline / TICK_MS))?.delete(waiter);
     return true;
   }
 
@@ -61,8 +76,20 @@ export class WaiterRegistry {
     for (const waiter of [...set]) if (this.remove(address, waiter)) waiter.fail(err);
   }
 
+  private expire(): void {
+    const current = Math.floor(this.now() / TICK_MS);
+    for (let tick = this.lastTick; tick <= current; tick++) {
+      const slot = this.wheel.get(tick);
+      if (!slot) continue;
+      this.wheel.delete(tick);
+      for (const [waiter, address] of slot) if (this.remove(address, waiter)) waiter.timeout();
+    }
+    this.lastTick = current;
+  }
+
   /** Shutdown: answers every parked waiter as timed out. */
   drain(): void {
+    clearInterval(this.ticker);
     for (const [address, set] of [...this.byInbox]) {
       for (const waiter of [...set]) if (this.remove(address, waiter)) waiter.timeout();
     }

@@ -3,11 +3,12 @@
 // pending requests as `unavailable` and is reopened on next use.
 import type { Command } from '../actors/commands.js';
 import { MailcueError, isErrorCode, type ErrorDetails } from '../errors/registry.js';
+import type { CancelSignal } from '../util/cancel.js';
 import { CHANNEL_OPTIONS, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 export interface CallOptions {
   /** Aborting sends a cancel envelope; the shard frees whatever the request parked. */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   /** Defaults to DEFAULT_CALL_TIMEOUT_MS; long-polls pass their own wait plus a margin. */
   timeoutMs?: number;
 }
@@ -107,7 +108,7 @@ export class ShardClient {
         resolve: resolve as (v: unknown) => void, reject, stream, deadline, command: command.type, started: performance.now(),
       });
       stream.out.push({ id, deadline_ms: deadline, command: codec.pack(command), cancel: false });
-      signal?.addEventListener('abort', () => this.cancel(id), { once: true });
+      signal?.addEventListener('abort', () => this.cancel(id));
     });
   }
 

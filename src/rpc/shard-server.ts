@@ -5,6 +5,7 @@ import type { ShardActors } from '../actors/shard-actors.js';
 import type { Command } from '../actors/commands.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
+import { Cancellation } from '../util/cancel.js';
 import { CHANNEL_OPTIONS, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 const EMPTY = new Uint8Array(0);
@@ -15,24 +16,7 @@ function errorReply(id: number, err: unknown, log: Logger): Reply {
   return { id, result: EMPTY, error: { code: e.code, message: e.message, details: e.details ? codec.pack(e.details) : EMPTY } };
 }
 
-/** The abort signal of a request, made only if the actor asks for it (few commands can wait). */
-class LazyAbort {
-  private controller: AbortController | null = null;
-  private aborted = false;
-
-  get signal(): AbortSignal {
-    this.controller ??= new AbortController();
-    if (this.aborted) this.controller.abort();
-    return this.controller.signal;
-  }
-
-  abort(): void {
-    this.aborted = true;
-    this.controller?.abort();
-  }
-}
-
-function run(actors: ShardActors, env: Envelope, abort: LazyAbort, log: Logger, answer: (r: Reply) => void): void {
+function run(actors: ShardActors, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
   if (env.deadline_ms && env.deadline_ms < Date.now()) {
     answer(errorReply(env.id, new MailcueError('deadline_exceeded', 'Deadline exceeded before the shard started'), log));
     return;
@@ -40,12 +24,7 @@ function run(actors: ShardActors, env: Envelope, abort: LazyAbort, log: Logger, 
   let result: unknown;
   try {
     const command = codec.unpack(env.command) as Command;
-    result = actors.dispatch(command, {
-      get signal() {
-        return abort.signal;
-      },
-      deadline: env.deadline_ms,
-    });
+    result = actors.dispatch(command, { signal: cancel, deadline: env.deadline_ms });
   } catch (err) {
     answer(errorReply(env.id, err, log));
     return;
@@ -64,7 +43,7 @@ export function createShardServer(actors: ShardActors, log: Logger): grpc.Server
   const server = new grpc.Server(CHANNEL_OPTIONS);
   server.addService(ShardService.service, {
     Mailbox(call: grpc.ServerDuplexStream<EnvelopeBatch, ReplyBatch>) {
-      const inFlight = new Map<number, LazyAbort>();
+      const inFlight = new Map<number, Cancellation>();
       let open = true;
       const out = new Coalescer<Reply>((replies) => {
         if (open) call.write({ replies });
@@ -80,9 +59,9 @@ export function createShardServer(actors: ShardActors, log: Logger): grpc.Server
             inFlight.get(env.id)?.abort();
             continue;
           }
-          const abort = new LazyAbort();
-          inFlight.set(env.id, abort);
-          run(actors, env, abort, log, (reply) => {
+          const cancel = new Cancellation();
+          inFlight.set(env.id, cancel);
+          run(actors, env, cancel, log, (reply) => {
             inFlight.delete(env.id);
             out.push(reply);
           });
@@ -96,9 +75,9 @@ export function createShardServer(actors: ShardActors, log: Logger): grpc.Server
       call.on('error', abortAll);
     },
     Call(call: grpc.ServerUnaryCall<Envelope, Reply>, callback: grpc.sendUnaryData<Reply>) {
-      const abort = new LazyAbort();
-      call.on('cancelled', () => abort.abort());
-      run(actors, call.request, abort, log, (reply) => callback(null, reply));
+      const cancel = new Cancellation();
+      call.on('cancelled', () => cancel.abort());
+      run(actors, call.request, cancel, log, (reply) => callback(null, reply));
     },
   });
   server.addService(HealthService.service, {

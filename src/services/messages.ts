@@ -5,6 +5,7 @@ import type { MessageRecord, MessageSummary } from '../actors/model.js';
 import { toSummary } from '../actors/model.js';
 import { fail } from '../errors/registry.js';
 import type { AttachmentContent } from '../mail/parse-mail.js';
+import type { CancelSignal } from '../util/cancel.js';
 import type { Caller, Deps } from './deps.js';
 
 /** Extra time the front waits for a shard's long-poll answer beyond the wait itself. */
@@ -41,7 +42,7 @@ export interface WaitOptions {
   since: string | null;
   timeoutMs: number;
   match: 'any' | 'code';
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 /** Holds until a matching message arrives on the inbox's shard or the timeout passes. */

@@ -3,6 +3,7 @@
 // never touch a response that ended or aborted.
 import { STATUS_CODES } from 'node:http';
 import { MailcueError } from '../../errors/registry.js';
+import { Cancellation, type CancelSignal } from '../../util/cancel.js';
 import type { HttpRequest, HttpResponse } from './uws.js';
 
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -27,7 +28,7 @@ export class Exchange {
   private readonly headers = new Map<string, string>();
   private readonly extraHeaders: [string, string][] = [];
   /** Made only when someone listens (long-polls); most requests never need one. */
-  private controller: AbortController | null = null;
+  private cancellation: Cancellation | null = null;
   private aborted = false;
   private finished = false;
   private streaming = false;
@@ -50,15 +51,15 @@ export class Exchange {
     res.onAborted(() => {
       this.finished = true;
       this.aborted = true;
-      this.controller?.abort();
+      this.cancellation?.abort();
     });
   }
 
   /** Aborted when the client hangs up: long-polls hand it to the shard to free their waiter. */
-  get signal(): AbortSignal {
-    this.controller ??= new AbortController();
-    if (this.aborted) this.controller.abort();
-    return this.controller.signal;
+  get signal(): CancelSignal {
+    this.cancellation ??= new Cancellation();
+    if (this.aborted) this.cancellation.abort();
+    return this.cancellation;
   }
 
   get closed(): boolean {

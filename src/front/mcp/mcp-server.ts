@@ -11,6 +11,7 @@ import { listInboxes } from '../../services/inboxes.js';
 import { listMessages } from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';
 import { normalizeAddress } from '../../services/validate.js';
+import type { CancelSignal } from '../../util/cancel.js';
 import { admitToken } from '../auth.js';
 import { invalidParams, methodNotFound, RpcFailure, toRpcFailure, type JsonRpcRequest } from './jsonrpc.js';
 import type { McpSession } from './sessions.js';
@@ -71,7 +72,7 @@ export interface ExecuteContext {
   deps: Deps;
   admitted: Admitted;
   session: McpSession | null;
-  signal: AbortSignal;
+  signal: CancelSignal;
   maxWaitMs: number;
   /** Sends a JSON-RPC notification on the request's stream, when it has one. */
   notify: ((message: unknown) => void) | null;

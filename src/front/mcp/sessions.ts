@@ -2,6 +2,7 @@
 // the account's shard, so the concurrent-session cap holds across front tiers.
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../services/deps.js';
+import type { Cancellation } from '../../util/cancel.js';
 import type { SseStream } from './sse-stream.js';
 
 export interface McpSession {
@@ -13,7 +14,7 @@ export interface McpSession {
   counted: boolean;
   lastSeen: number;
   /** In-flight requests by JSON-RPC id, so notifications/cancelled can abort them. */
-  readonly inflight: Map<string, AbortController>;
+  readonly inflight: Map<string, Cancellation>;
   /** The legacy SSE stream, or the Streamable HTTP standalone GET stream. */
   stream: SseStream | null;
 }

@@ -22,7 +22,7 @@ export class SseStream {
     this.keepalive = setInterval(() => this.ex.write(': keepalive\n\n'), KEEPALIVE_MS);
     this.cap = setTimeout(() => this.close(), capMs);
     if (ex.signal.aborted) this.finish();
-    else ex.signal.addEventListener('abort', () => this.finish(), { once: true });
+    else ex.signal.addEventListener('abort', () => this.finish());
   }
 
   get isClosed(): boolean {

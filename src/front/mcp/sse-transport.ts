@@ -1,6 +1,7 @@
 // The legacy HTTP+SSE transport (2024-11-05): GET /sse opens the stream and names the POST
 // endpoint in its first `endpoint` event; POST /messages?sessionId= answers 202 and the JSON-RPC
 // response travels on the stream as `event: message`. The session lives as long as the stream.
+import { Cancellation } from '../../util/cancel.js';
 import { bearerToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
@@ -55,7 +56,7 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
     if (incoming.kind === 'request') id = incoming.message.id;
     const stream = session.stream;
     const key = JSON.stringify(id);
-    const controller = new AbortController();
+    const controller = new Cancellation();
     try {
       const admitted = await admit(deps, token, message, session, true);
       if (admitted.admission.account.id !== session.accountId) throw new RpcFailure(404, { code: -32001, message: 'Session not found' });
@@ -66,7 +67,7 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
       session.inflight.set(key, controller);
       stream.onClose(() => controller.abort());
       const result = await execute(
-        { deps, admitted, session, signal: controller.signal, maxWaitMs: env.maxWaitMs, notify: (n) => stream.message(n) },
+        { deps, admitted, session, signal: controller, maxWaitMs: env.maxWaitMs, notify: (n) => stream.message(n) },
         message,
       );
       stream.message({ jsonrpc: '2.0', id, result });

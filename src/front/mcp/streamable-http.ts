@@ -4,6 +4,7 @@
 // the session. Interoperability rules of DESIGN §4 / research/protocols.md §7 apply throughout.
 import type { Deps } from '../../services/deps.js';
 import { MailcueError } from '../../errors/registry.js';
+import { Cancellation } from '../../util/cancel.js';
 import { bearerToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
@@ -117,10 +118,10 @@ function notification(session: McpSession, message: JsonRpcRequest): void {
 async function answerRequest(
   env: AgentToolEnv, ex: Exchange, session: McpSession, admitted: Awaited<ReturnType<typeof admit>>, message: JsonRpcRequest, id: JsonRpcId, acceptsSse: boolean,
 ): Promise<void> {
-  const controller = new AbortController();
+  const controller = new Cancellation();
   const key = JSON.stringify(id);
   session.inflight.set(key, controller);
-  ex.signal.addEventListener('abort', () => controller.abort(), { once: true });
+  ex.signal.addEventListener('abort', () => controller.abort());
   let stream: SseStream | null = null;
   try {
     // Long-poll tools answer on an SSE stream (keep-alives, progress) where the client takes one.
@@ -130,7 +131,7 @@ async function answerRequest(
     }
     const s = stream;
     const result = await execute(
-      { deps: env.deps, admitted, session, signal: controller.signal, maxWaitMs: env.maxWaitMs, notify: s ? (n) => s.message(n) : null },
+      { deps: env.deps, admitted, session, signal: controller, maxWaitMs: env.maxWaitMs, notify: s ? (n) => s.message(n) : null },
       message,
     );
     if (s) {

@@ -1,6 +1,7 @@
 // The shape of an agent tool: one JSON Schema for its arguments, used both to validate calls and
 // to publish it in tools/list, one for its output, and the function that runs it.
 import type { Caller, Deps } from '../../../services/deps.js';
+import type { CancelSignal } from '../../../util/cancel.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -8,7 +9,7 @@ export interface ToolContext {
   readonly deps: Deps;
   readonly caller: Caller;
   /** Aborted when the client cancels or disconnects. */
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
   /** Milliseconds a long-poll may hold before it must answer (the connection cap less a margin). */
   readonly maxWaitMs: number;
   /** Sends notifications/progress when the caller asked for it (a progressToken). */

@@ -1,0 +1,59 @@
+import test from 'ava';
+import { WaiterRegistry, type Waiter } from '../../src/actors/waiters.js';
+import type { MessageRecord } from '../../src/actors/model.js';
+
+function message(otp: string | null): MessageRecord {
+  return {
+    id: 'msg_1', inbox: 'a@x.test', from: 'f@x.test', to: [], subject: '', date: '', text: null, html: null, headers: {},
+    attachments: [], otp, verification_link: null, read: false, size: 1,
+  };
+}
+
+function waiter(match: 'any' | 'code', deadline: number, log: string[], name: string): Waiter {
+  return {
+    match, deadline,
+    wake: () => log.push(`${name}:wake`),
+    timeout: () => log.push(`${name}:timeout`),
+    fail: () => log.push(`${name}:fail`),
+  };
+}
+
+test('waiters - a delivery wakes matching waiters once; code waiters skip mail without a code', (t) => {
+  const reg = new WaiterRegistry();
+  const log: string[] = [];
+  reg.park('a@x.test', waiter('any', Date.now() + 60_000, log, 'any'));
+  reg.park('a@x.test', waiter('code', Date.now() + 60_000, log, 'code'));
+  reg.park('b@x.test', waiter('any', Date.now() + 60_000, log, 'other'));
+  reg.deliver('a@x.test', message(null));
+  t.deepEqual(log, ['any:wake']);
+  reg.deliver('a@x.test', message('1234'));
+  t.deepEqual(log, ['any:wake', 'code:wake']);
+  t.is(reg.size, 1);
+  reg.drain();
+  t.deepEqual(log, ['any:wake', 'code:wake', 'other:timeout']);
+  t.is(reg.size, 0);
+});
+
+test('waiters - removing a waiter (a cancelled long-poll) leaves nothing parked and no late answer', (t) => {
+  const reg = new WaiterRegistry();
+  const log: string[] = [];
+  const remove = reg.park('a@x.test', waiter('any', Date.now() + 60_000, log, 'w'));
+  t.true(remove());
+  t.false(remove());
+  reg.deliver('a@x.test', message(null));
+  t.is(reg.size, 0);
+  t.deepEqual(log, []);
+  reg.drain();
+});
+
+test('waiters - a deadline on the timer wheel answers timed out', async (t) => {
+  let now = 1_000_000;
+  const reg = new WaiterRegistry(() => now);
+  const log: string[] = [];
+  reg.park('a@x.test', waiter('any', now + 250, log, 'w'));
+  now += 500;
+  await new Promise((r) => setTimeout(r, 250));
+  t.deepEqual(log, ['w:timeout']);
+  t.is(reg.size, 0);
+  reg.drain();
+});
