@@ -6,6 +6,7 @@ import { newMessageId } from '../util/ids.js';
 import type { InboxCommand, MessageCommand } from './commands.js';
 import type { ActorContext, RequestScope } from './context.js';
 import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from './model.js';
+import type { WaitOutcome, Waiter } from './waiters.js';
 
 export type WaitResult = { timed_out: false; message: MessageRecord } | { timed_out: true; message: null };
 
@@ -208,18 +209,34 @@ export class InboxActor {
       if (found) return { timed_out: false, message: found };
     }
     if (scope.signal.aborted) return { timed_out: true, message: null };
-    return new Promise<WaitResult>((resolve, reject) => {
-      const remove = this.ctx.waiters.park(cmd.address, {
-        match: cmd.match,
-        deadline: this.ctx.now() + cmd.timeoutMs,
-        wake: (message) => resolve({ timed_out: false, message }),
-        timeout: () => resolve({ timed_out: true, message: null }),
-        fail: reject,
-      });
-      // A cancelled long-poll frees its waiter at once; nobody reads the answer.
-      scope.signal.addEventListener('abort', () => {
-        if (remove()) resolve({ timed_out: true, message: null });
-      });
+    const waiter = new PendingWait(cmd.address, cmd.match, this.ctx.now() + cmd.timeoutMs);
+    this.ctx.waiters.park(waiter);
+    // A cancelled long-poll frees its waiter at once; nobody reads the answer.
+    scope.signal.addEventListener('abort', () => this.cancelWait(waiter));
+    return waiter.promise;
+  }
+
+  private cancelWait(waiter: PendingWait): void {
+    if (this.ctx.waiters.remove(waiter)) waiter.settle('timeout');
+  }
+}
+
+/** One parked long-poll: the little a waiter keeps (tens of thousands may be parked at once). */
+class PendingWait implements Waiter {
+  readonly promise: Promise<WaitResult>;
+  private resolve!: (result: WaitResult) => void;
+  private reject!: (err: Error) => void;
+
+  constructor(readonly address: string, readonly match: 'any' | 'code', readonly deadline: number) {
+    this.promise = new Promise<WaitResult>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
     });
+  }
+
+  settle(outcome: WaitOutcome): void {
+    if (outcome === 'timeout') this.resolve({ timed_out: true, message: null });
+    else if (outcome instanceof Error) this.reject(outcome);
+    else this.resolve({ timed_out: false, message: outcome });
   }
 }

@@ -4,12 +4,14 @@
 // waiters then cost one interval, and a timeout answers at most TICK_MS late.
 import type { MessageRecord } from './model.js';
 
+/** What ends a wait: the message that answers it, a timeout, or an error. */
+export type WaitOutcome = MessageRecord | 'timeout' | Error;
+
 export interface Waiter {
-  match: 'any' | 'code';
-  deadline: number;
-  wake(message: MessageRecord): void;
-  timeout(): void;
-  fail(err: Error): void;
+  readonly address: string;
+  readonly match: 'any' | 'code';
+  readonly deadline: number;
+  settle(outcome: WaitOutcome): void;
 }
 
 const TICK_MS = 100;
@@ -17,7 +19,7 @@ const TICK_MS = 100;
 export class WaiterRegistry {
   private readonly byInbox = new Map<string, Set<Waiter>>();
   /** tick number → waiters whose deadline falls in it. */
-  private readonly wheel = new Map<number, Map<Waiter, string>>();
+  private readonly wheel = new Map<number, Set<Waiter>>();
   private readonly ticker: NodeJS.Timeout;
   private lastTick: number;
   private parked = 0;
@@ -32,24 +34,23 @@ export class WaiterRegistry {
     return this.parked;
   }
 
-  /** Parks the waiter; the returned function removes it (true if it was still parked). */
-  park(address: string, waiter: Waiter): () => boolean {
-    let set = this.byInbox.get(address);
+  park(waiter: Waiter): void {
+    let set = this.byInbox.get(waiter.address);
     if (!set) {
       set = new Set();
-      this.byInbox.set(address, set);
+      this.byInbox.set(waiter.address, set);
     }
     set.add(waiter);
     this.parked++;
     const tick = Math.ceil(waiter.deadline / TICK_MS);
     let slot = this.wheel.get(tick);
-    if (!slot) this.wheel.set(tick, (slot = new Map()));
-    slot.set(waiter, address);
-    return () => this.remove(address, waiter);
+    if (!slot) this.wheel.set(tick, (slot = new Set()));
+    slot.add(waiter);
   }
 
   /** Removes the waiter; true if it was still parked (so exactly one outcome is delivered). */
-  remove(address: string, waiter: Waiter): boolean {
+  remove(waiter: Waiter): boolean {
+    const address = waiter.address;
     const set = this.byInbox.get(address);
     if (!set || !set.delete(waiter)) return false;
     if (set.size === 0) this.byInbox.delete(address);
@@ -65,7 +66,7 @@ export class WaiterRegistry {
     const hasCode = message.otp !== null || message.verification_link !== null;
     for (const waiter of [...set]) {
       if (waiter.match === 'code' && !hasCode) continue;
-      if (this.remove(address, waiter)) waiter.wake(message);
+      if (this.remove(waiter)) waiter.settle(message);
     }
   }
 
@@ -73,7 +74,7 @@ export class WaiterRegistry {
   failAll(address: string, err: Error): void {
     const set = this.byInbox.get(address);
     if (!set) return;
-    for (const waiter of [...set]) if (this.remove(address, waiter)) waiter.fail(err);
+    for (const waiter of [...set]) if (this.remove(waiter)) waiter.settle(err);
   }
 
   private expire(): void {
@@ -82,7 +83,7 @@ export class WaiterRegistry {
       const slot = this.wheel.get(tick);
       if (!slot) continue;
       this.wheel.delete(tick);
-      for (const [waiter, address] of slot) if (this.remove(address, waiter)) waiter.timeout();
+      for (const waiter of slot) if (this.remove(waiter)) waiter.settle('timeout');
     }
     this.lastTick = current;
   }
@@ -90,8 +91,8 @@ export class WaiterRegistry {
   /** Shutdown: answers every parked waiter as timed out. */
   drain(): void {
     clearInterval(this.ticker);
-    for (const [address, set] of [...this.byInbox]) {
-      for (const waiter of [...set]) if (this.remove(address, waiter)) waiter.timeout();
+    for (const set of [...this.byInbox.values()]) {
+      for (const waiter of [...set]) if (this.remove(waiter)) waiter.settle('timeout');
     }
   }
 }

@@ -40,8 +40,6 @@ export async function admitToken(deps: Deps, token: string | null, meter: Meter,
 /** REST admission: sets the RateLimit-* headers that every REST answer carries. */
 export async function admitRest(deps: Deps, ex: Exchange): Promise<Admission> {
   const admission = await admitToken(deps, bearerToken(ex), { kind: 'rest' });
-  ex.setHeader('RateLimit-Limit', String(admission.rate.limit))
-    .setHeader('RateLimit-Remaining', String(admission.rate.remaining))
-    .setHeader('RateLimit-Reset', String(admission.rate.reset_s));
+  ex.rateLimit = { limit: admission.rate.limit, remaining: admission.rate.remaining, reset: admission.rate.reset_s };
   return admission;
 }

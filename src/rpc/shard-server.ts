@@ -17,25 +17,26 @@ function errorReply(id: number, err: unknown, log: Logger): Reply {
 }
 
 function run(actors: ShardActors, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
+  // Closures below keep only the id: a parked request must not hold its envelope or command.
+  const id = env.id;
   if (env.deadline_ms && env.deadline_ms < Date.now()) {
-    answer(errorReply(env.id, new MailcueError('deadline_exceeded', 'Deadline exceeded before the shard started'), log));
+    answer(errorReply(id, new MailcueError('deadline_exceeded', 'Deadline exceeded before the shard started'), log));
     return;
   }
   let result: unknown;
   try {
-    const command = codec.unpack(env.command) as Command;
-    result = actors.dispatch(command, { signal: cancel, deadline: env.deadline_ms });
+    result = actors.dispatch(codec.unpack(env.command) as Command, { signal: cancel, deadline: env.deadline_ms });
   } catch (err) {
-    answer(errorReply(env.id, err, log));
+    answer(errorReply(id, err, log));
     return;
   }
   if (result instanceof Promise) {
     result.then(
-      (value) => answer({ id: env.id, result: codec.pack(value), error: null }),
-      (err) => answer(errorReply(env.id, err, log)),
+      (value) => answer({ id, result: codec.pack(value), error: null }),
+      (err) => answer(errorReply(id, err, log)),
     );
   } else {
-    answer({ id: env.id, result: codec.pack(result), error: null });
+    answer({ id, result: codec.pack(result), error: null });
   }
 }
 
@@ -48,6 +49,10 @@ export function createShardServer(actors: ShardActors, log: Logger): grpc.Server
       const out = new Coalescer<Reply>((replies) => {
         if (open) call.write({ replies });
       });
+      const settle = (reply: Reply) => {
+        inFlight.delete(reply.id);
+        out.push(reply);
+      };
       const abortAll = () => {
         open = false;
         for (const a of inFlight.values()) a.abort();
@@ -61,10 +66,7 @@ export function createShardServer(actors: ShardActors, log: Logger): grpc.Server
           }
           const cancel = new Cancellation();
           inFlight.set(env.id, cancel);
-          run(actors, env, cancel, log, (reply) => {
-            inFlight.delete(env.id);
-            out.push(reply);
-          });
+          run(actors, env, cancel, log, settle);
         }
       });
       call.on('end', () => {

@@ -9,21 +9,19 @@ function message(otp: string | null): MessageRecord {
   };
 }
 
-function waiter(match: 'any' | 'code', deadline: number, log: string[], name: string): Waiter {
+function waiter(address: string, match: 'any' | 'code', deadline: number, log: string[], name: string): Waiter {
   return {
-    match, deadline,
-    wake: () => log.push(`${name}:wake`),
-    timeout: () => log.push(`${name}:timeout`),
-    fail: () => log.push(`${name}:fail`),
+    address, match, deadline,
+    settle: (outcome) => log.push(`${name}:${outcome === 'timeout' ? 'timeout' : outcome instanceof Error ? 'fail' : 'wake'}`),
   };
 }
 
 test('waiters - a delivery wakes matching waiters once; code waiters skip mail without a code', (t) => {
   const reg = new WaiterRegistry();
   const log: string[] = [];
-  reg.park('a@x.test', waiter('any', Date.now() + 60_000, log, 'any'));
-  reg.park('a@x.test', waiter('code', Date.now() + 60_000, log, 'code'));
-  reg.park('b@x.test', waiter('any', Date.now() + 60_000, log, 'other'));
+  reg.park(waiter('a@x.test', 'any', Date.now() + 60_000, log, 'any'));
+  reg.park(waiter('a@x.test', 'code', Date.now() + 60_000, log, 'code'));
+  reg.park(waiter('b@x.test', 'any', Date.now() + 60_000, log, 'other'));
   reg.deliver('a@x.test', message(null));
   t.deepEqual(log, ['any:wake']);
   reg.deliver('a@x.test', message('1234'));
@@ -37,9 +35,10 @@ test('waiters - a delivery wakes matching waiters once; code waiters skip mail w
 test('waiters - removing a waiter (a cancelled long-poll) leaves nothing parked and no late answer', (t) => {
   const reg = new WaiterRegistry();
   const log: string[] = [];
-  const remove = reg.park('a@x.test', waiter('any', Date.now() + 60_000, log, 'w'));
-  t.true(remove());
-  t.false(remove());
+  const w = waiter('a@x.test', 'any', Date.now() + 60_000, log, 'w');
+  reg.park(w);
+  t.true(reg.remove(w));
+  t.false(reg.remove(w));
   reg.deliver('a@x.test', message(null));
   t.is(reg.size, 0);
   t.deepEqual(log, []);
@@ -50,7 +49,7 @@ test('waiters - a deadline on the timer wheel answers timed out', async (t) => {
   let now = 1_000_000;
   const reg = new WaiterRegistry(() => now);
   const log: string[] = [];
-  reg.park('a@x.test', waiter('any', now + 250, log, 'w'));
+  reg.park(waiter('a@x.test', 'any', now + 250, log, 'w'));
   now += 500;
   await new Promise((r) => setTimeout(r, 250));
   t.deepEqual(log, ['w:timeout']);

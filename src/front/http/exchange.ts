@@ -23,10 +23,10 @@ const READ_HEADERS = [
 export class Exchange {
   readonly method: string;
   readonly path: string;
-  readonly query: URLSearchParams;
+  private readonly rawQuery: string;
   readonly params: string[];
   private readonly headers = new Map<string, string>();
-  private readonly extraHeaders: [string, string][] = [];
+  private extraHeaders: [string, string][] | null = null;
   /** Made only when someone listens (long-polls); most requests never need one. */
   private cancellation: Cancellation | null = null;
   private aborted = false;
@@ -40,7 +40,7 @@ export class Exchange {
   constructor(readonly res: HttpResponse, req: HttpRequest, paramCount: number) {
     this.method = req.getCaseSensitiveMethod().toUpperCase();
     this.path = req.getUrl();
-    this.query = new URLSearchParams(req.getQuery() ?? '');
+    this.rawQuery = req.getQuery() ?? '';
     // Only the headers Mailcue reads are kept: a parked long-poll should not hold the rest.
     for (const name of READ_HEADERS) {
       const value = req.getHeader(name);
@@ -54,6 +54,14 @@ export class Exchange {
       this.cancellation?.abort();
     });
   }
+
+  /** Query parameters, parsed on each call and not kept: a parked long-poll should not hold them. */
+  get query(): URLSearchParams {
+    return new URLSearchParams(this.rawQuery);
+  }
+
+  /** RateLimit-* values, written as headers when the answer goes out. */
+  rateLimit: { limit: number; remaining: number; reset: number } | null = null;
 
   /** Aborted when the client hangs up: long-polls hand it to the shard to free their waiter. */
   get signal(): CancelSignal {
@@ -71,7 +79,7 @@ export class Exchange {
   }
 
   setHeader(name: string, value: string): this {
-    this.extraHeaders.push([name, value]);
+    (this.extraHeaders ??= []).push([name, value]);
     return this;
   }
 
@@ -131,7 +139,7 @@ export class Exchange {
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status));
       if (contentType) this.res.writeHeader('Content-Type', contentType);
-      for (const [k, v] of this.extraHeaders) this.res.writeHeader(k, v);
+      this.writeExtraHeaders();
       for (const [k, v] of headers) this.res.writeHeader(k, v);
       this.res.end(body);
     });
@@ -148,11 +156,21 @@ export class Exchange {
     this.status = status;
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status));
-      for (const [k, v] of this.extraHeaders) this.res.writeHeader(k, v);
+      this.writeExtraHeaders();
       for (const [k, v] of headers) this.res.writeHeader(k, v);
       // uWS sends the head with the first write; an empty one flushes it now.
       this.res.write('');
     });
+  }
+
+  private writeExtraHeaders(): void {
+    const rate = this.rateLimit;
+    if (rate) {
+      this.res.writeHeader('RateLimit-Limit', String(rate.limit));
+      this.res.writeHeader('RateLimit-Remaining', String(rate.remaining));
+      this.res.writeHeader('RateLimit-Reset', String(rate.reset));
+    }
+    if (this.extraHeaders) for (const [k, v] of this.extraHeaders) this.res.writeHeader(k, v);
   }
 
   write(chunk: string): boolean {
