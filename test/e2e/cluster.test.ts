@@ -33,7 +33,8 @@ test('cluster - inboxes spread over both shards; one mail to several inboxes rea
     t.is(list.data[0].otp, '7731');
   }
   const stats = await (await fetch(`${svc.baseUrl}/metrics`)).text();
-  t.regex(stats, /mailcue_messages_received_total 8/);
+  // The other test of this file may deliver one more meanwhile.
+  t.true(Number(/^mailcue_messages_received_total (\d+)/m.exec(stats)![1]) >= 8);
 });
 
 test('cluster - a long-poll is woken by delivery on the owning shard process', async (t) => {
