@@ -19,13 +19,15 @@ const READ_HEADERS = [
   'authorization', 'content-type', 'content-length', 'transfer-encoding', 'accept', 'origin',
   'mcp-session-id', 'mcp-protocol-version', 'last-event-id',
 ] as const;
+type ReadHeader = (typeof READ_HEADERS)[number];
 
 export class Exchange {
   readonly method: string;
   readonly path: string;
   private readonly rawQuery: string;
   readonly params: string[];
-  private readonly headers = new Map<string, string>();
+  /** Values of READ_HEADERS by position ('' when absent): a flat array is the smallest holder. */
+  private readonly headers: string[];
   private extraHeaders: [string, string][] | null = null;
   /** Made only when someone listens (long-polls); most requests never need one. */
   private cancellation: Cancellation | null = null;
@@ -42,10 +44,7 @@ export class Exchange {
     this.path = req.getUrl();
     this.rawQuery = req.getQuery() ?? '';
     // Only the headers Mailcue reads are kept: a parked long-poll should not hold the rest.
-    for (const name of READ_HEADERS) {
-      const value = req.getHeader(name);
-      if (value !== '') this.headers.set(name, value);
-    }
+    this.headers = READ_HEADERS.map((name) => req.getHeader(name));
     this.params = [];
     for (let i = 0; i < paramCount; i++) this.params.push(decodeURIComponent(req.getParameter(i) ?? ''));
     res.onAborted(() => {
@@ -74,8 +73,9 @@ export class Exchange {
     return this.finished;
   }
 
-  header(name: string): string | undefined {
-    return this.headers.get(name);
+  header(name: ReadHeader): string | undefined {
+    const i = READ_HEADERS.indexOf(name);
+    return i < 0 || this.headers[i] === '' ? undefined : this.headers[i];
   }
 
   setHeader(name: string, value: string): this {
@@ -86,8 +86,8 @@ export class Exchange {
   /** Reads the whole body, refusing more than `limit` bytes with payload_too_large. */
   body(limit = MAX_JSON_BODY_BYTES): Promise<Buffer> {
     if (this.bodyPromise) return this.bodyPromise;
-    const declared = Number(this.headers.get('content-length') ?? '0');
-    if (!(declared > 0) && !this.headers.has('transfer-encoding')) {
+    const declared = Number(this.header('content-length') ?? '0');
+    if (!(declared > 0) && this.header('transfer-encoding') === undefined) {
       this.bodyPromise = Promise.resolve(Buffer.alloc(0));
       return this.bodyPromise;
     }
