@@ -16,6 +16,37 @@ function smtpError(code: number, message: string): SmtpError {
   return err;
 }
 
+/**
+ * Recipients the shards confirmed recently. A mail burst to the same inbox skips the RCPT round
+ * trip; an inbox deleted within the window is still refused, at the end of DATA (550) instead.
+ */
+class RecentRecipients {
+  private readonly seen = new Map<string, number>();
+
+  constructor(private readonly ttlMs: number, private readonly max: number) {}
+
+  has(address: string): boolean {
+    const until = this.seen.get(address);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.seen.delete(address);
+    return false;
+  }
+
+  add(address: string): void {
+    this.seen.delete(address);
+    this.seen.set(address, Date.now() + this.ttlMs);
+    if (this.seen.size > this.max) this.seen.delete(this.seen.keys().next().value!);
+  }
+
+  forget(address: string): void {
+    this.seen.delete(address);
+  }
+}
+
+const RECIPIENT_CACHE_MS = 5_000;
+const RECIPIENT_CACHE_SIZE = 100_000;
+
 export interface SmtpIngress {
   readonly port: number;
   close(): Promise<void>;
@@ -41,6 +72,7 @@ function unparsed(raw: Buffer, session: SMTPServerSession): ParsedMessage {
 
 export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<SmtpIngress> {
   const { config, cluster, pool, log } = deps;
+  const recent = new RecentRecipients(RECIPIENT_CACHE_MS, RECIPIENT_CACHE_SIZE);
   const server = new SMTPServer({
     name: config.mxHost,
     banner: 'Mailcue ESMTP',
@@ -55,12 +87,14 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         metrics.smtpRejected.inc({ reason: 'bad_recipient' });
         return callback(smtpError(550, '5.1.1 Recipient address rejected: malformed'));
       }
+      if (recent.has(parsed.address)) return callback();
       try {
         const owner = await cluster.call<string | null>({ type: 'inbox.accepts', address: parsed.address });
         if (!owner) {
           metrics.smtpRejected.inc({ reason: 'unknown_recipient' });
           return callback(smtpError(550, '5.1.1 Recipient address rejected: no such inbox'));
         }
+        recent.add(parsed.address);
         callback();
       } catch (err) {
         log.warn({ err }, 'RCPT check failed');
@@ -82,13 +116,22 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
           message = unparsed(raw, session);
         }
         const recipients = [...new Set(session.envelope.rcptTo.map((r) => r.address.toLowerCase()))];
-        await Promise.all(recipients.map((address) => cluster.call({ type: 'inbox.deliver', address, message, raw }, { timeoutMs: 30_000 })));
-        metrics.messagesReceived.inc(recipients.length);
+        const results = await Promise.allSettled(
+          recipients.map((address) => cluster.call({ type: 'inbox.deliver', address, message, raw }, { timeoutMs: 30_000 })),
+        );
+        const gone = recipients.filter((address, i) => {
+          const r = results[i]!;
+          return r.status === 'rejected' && r.reason instanceof MailcueError && r.reason.code === 'inbox_not_found';
+        });
+        for (const address of gone) recent.forget(address);
+        const failed = results.find((r) => r.status === 'rejected' && !(r.reason instanceof MailcueError && r.reason.code === 'inbox_not_found'));
+        if (failed) throw (failed as PromiseRejectedResult).reason;
+        const delivered = recipients.length - gone.length;
+        metrics.messagesReceived.inc(delivered);
+        // Inboxes deleted since RCPT: refused only when none of the recipients could take it.
+        if (delivered === 0) return callback(smtpError(550, '5.1.1 Recipient inbox was deleted'));
         callback(null, 'Message committed');
       })().catch((err: unknown) => {
-        if (err instanceof MailcueError && err.code === 'inbox_not_found') {
-          return callback(smtpError(550, '5.1.1 Recipient inbox was deleted'));
-        }
         log.error({ err }, 'delivery failed');
         callback(smtpError(451, '4.3.0 Temporary failure, try again later'));
       });
