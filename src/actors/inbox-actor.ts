@@ -38,9 +38,14 @@ export class InboxActor {
         return this.deliver(cmd.address, cmd);
       case 'message.list':
         return this.listMessages(cmd.accountId, cmd.address, cmd.limit, cmd.unreadOnly);
-      case 'message.latest':
+      case 'message.latest': {
         this.owned(cmd.accountId, cmd.address);
-        return this.newest(cmd.address) ?? null;
+        const newest = this.newest(cmd.address);
+        if (!newest) return null;
+        // The headers stay behind: readers of the latest message want its content, not its route.
+        const { headers: _headers, ...latest } = newest;
+        return latest;
+      }
       case 'message.get':
         return this.getMessage(cmd.accountId, cmd.address, cmd.id, cmd.markRead);
       case 'message.raw':

@@ -15,7 +15,8 @@ export function listMessages(deps: Deps, caller: Caller, address: string, limit:
   return deps.cluster.call({ type: 'message.list', accountId: caller.accountId, address, limit, unreadOnly });
 }
 
-export function latestMessage(deps: Deps, caller: Caller, address: string): Promise<MessageRecord | null> {
+/** The newest message without its headers (GET …/messages/{id} has them). */
+export function latestMessage(deps: Deps, caller: Caller, address: string): Promise<Omit<MessageRecord, 'headers'> | null> {
   return deps.cluster.call({ type: 'message.latest', accountId: caller.accountId, address });
 }
 
