@@ -84,6 +84,7 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
     throw err;
   }
   log.info({ http_port: httpPort, smtp_port: smtp.port, shards: shards.length }, 'mailcue front ready');
+  if (!config.adminToken) log.info('admin API off (set MAILCUE_ADMIN_TOKEN); create accounts with: npx mailcue admin create-account --plan growth');
 
   return {
     httpPort,
