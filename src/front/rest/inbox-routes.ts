@@ -3,7 +3,7 @@ import { toSummary } from '../../actors/model.js';
 import * as inboxes from '../../services/inboxes.js';
 import * as messages from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';
-import { intInRange, optionalBool, optionalSince, requireAddress, requireMessageId } from '../../services/validate.js';
+import { intInRange, normalizeAddress, optionalBool, optionalSince, requireMessageId } from '../../services/validate.js';
 import { fail } from '../../errors/registry.js';
 import { admitRest } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
@@ -17,12 +17,11 @@ async function caller(deps: Deps, ex: Exchange) {
   return { accountId: admission.account.id };
 }
 
-function address(ex: Exchange, i = 0): string {
-  const value = ex.params[i];
-  const parsed = value ? (() => { try { return requireAddress(value, 'address'); } catch { return null; } })() : null;
-  // A malformed address can name no inbox of the caller's.
-  if (!parsed) fail('inbox_not_found', `Inbox ${value} not found`);
-  return parsed;
+/** The inbox named by the path; a malformed address can name no inbox of the caller's. */
+function address(ex: Exchange): string {
+  const parsed = normalizeAddress(ex.params[0]);
+  if (!parsed) fail('inbox_not_found', `Inbox ${ex.params[0]} not found`);
+  return parsed.address;
 }
 
 export function inboxRoutes(router: Router, deps: Deps): void {
