@@ -254,6 +254,7 @@ export class AccountActor {
         custom_domains: plan.customDomains,
         webhooks: plan.webhooks,
         monthly_credits: plan.monthlyCredits,
+        price_usd_per_month: plan.priceUsdPerMonth,
       },
       ops_this_minute: w.ops,
       requests_this_minute: w.rest,

@@ -15,9 +15,11 @@ export interface Plan {
   readonly customDomains: boolean;
   readonly webhooks: boolean;
   readonly monthlyCredits: number;
+  /** USD per month where SEED.md gives one (Growth 49, Enterprise 149); null where it does not. */
+  readonly priceUsdPerMonth: number | null;
 }
 
-const base = { toolExecution: false, opsPerMinute: 0, concurrentSessions: 0, customDomains: false, webhooks: false, monthlyCredits: 0 };
+const base = { toolExecution: false, opsPerMinute: 0, concurrentSessions: 0, customDomains: false, webhooks: false, monthlyCredits: 0, priceUsdPerMonth: null };
 
 export const DEFAULT_PLANS: Readonly<Record<PlanName, Plan>> = {
   free: { ...base, name: 'free', title: 'Free', restPerMinute: 60 },
@@ -25,11 +27,11 @@ export const DEFAULT_PLANS: Readonly<Record<PlanName, Plan>> = {
   startup: { ...base, name: 'startup', title: 'Startup', restPerMinute: 300 },
   growth: {
     name: 'growth', title: 'Growth', toolExecution: true, opsPerMinute: 60, concurrentSessions: 5,
-    restPerMinute: 600, customDomains: true, webhooks: true, monthlyCredits: 100_000,
+    restPerMinute: 600, customDomains: true, webhooks: true, monthlyCredits: 100_000, priceUsdPerMonth: 49,
   },
   enterprise: {
     name: 'enterprise', title: 'Enterprise', toolExecution: true, opsPerMinute: 200, concurrentSessions: 10,
-    restPerMinute: 1200, customDomains: true, webhooks: true, monthlyCredits: 1_000_000,
+    restPerMinute: 1200, customDomains: true, webhooks: true, monthlyCredits: 1_000_000, priceUsdPerMonth: 149,
   },
 };
 
