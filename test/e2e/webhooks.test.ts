@@ -168,6 +168,15 @@ test.serial('webhooks - a 5 MB answer and a receiver that never answers are hand
   t.true(history.data.some((h: Json) => h.status === 200));
 });
 
+test.serial('webhooks - a redirect answer is a failed attempt, never followed', async (t) => {
+  const address = await inbox();
+  await svc.api(acct.api_key, 'POST', '/v1/webhooks', { url: hookUrl('redirect'), inbox: address });
+  receiver.script.push(302);
+  await sendMail(svc.smtpPort, { to: address, subject: 'moved', text: 'x' });
+  await until(() => deliveriesFor(address).length >= 2);
+  t.deepEqual(deliveriesFor(address).map((d) => d.status), [302, 200]);
+});
+
 test('webhooks - hostile registrations are refused as documented', async (t) => {
   const address = await inbox();
   const post = (body: Json, key = acct.api_key) => svc.api(key, 'POST', '/v1/webhooks', body);
