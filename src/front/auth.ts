@@ -3,9 +3,26 @@
 import type { Admission } from '../actors/account-actor.js';
 import type { Meter } from '../actors/commands.js';
 import { fail } from '../errors/registry.js';
-import { parseCredential } from '../security/credentials.js';
-import type { Deps } from '../services/deps.js';
+import { parseCredential, type ParsedCredential } from '../security/credentials.js';
+import type { Caller, Deps } from '../services/deps.js';
 import type { Exchange } from './http/exchange.js';
+
+/**
+ * Parsed credentials by their bearer string, so a busy client's key is hashed once, not on every
+ * request. Only well-formed credentials are kept (the shard still checks each one every time).
+ */
+const parsedCredentials = new Map<string, ParsedCredential>();
+const PARSED_CREDENTIALS_MAX = 10_000;
+
+function parseCached(token: string): ParsedCredential | null {
+  const hit = parsedCredentials.get(token);
+  if (hit) return hit;
+  const parsed = parseCredential(token);
+  if (!parsed) return null;
+  if (parsedCredentials.size >= PARSED_CREDENTIALS_MAX) parsedCredentials.delete(parsedCredentials.keys().next().value!);
+  parsedCredentials.set(token, parsed);
+  return parsed;
+}
 
 export function bearerToken(ex: Exchange, allowQuery = false): string | null {
   const header = ex.header('authorization');
@@ -27,7 +44,7 @@ export async function admitToken(deps: Deps, token: string | null, meter: Meter,
       type: 'account.admit', accountId: session.accountId, credentialHash: '', credential: 'session', meter, session: session.id,
     });
   }
-  const credential = token ? parseCredential(token) : null;
+  const credential = token ? parseCached(token) : null;
   if (!credential || (credential.kind !== 'api_key' && credential.kind !== 'access_token')) {
     fail('unauthorized', token ? 'The API key is invalid' : 'Missing API key: send Authorization: Bearer <API_KEY>');
   }
@@ -42,4 +59,25 @@ export async function admitRest(deps: Deps, ex: Exchange): Promise<Admission> {
   const admission = await admitToken(deps, bearerToken(ex), { kind: 'rest' });
   ex.rateLimit = { limit: admission.rate.limit, remaining: admission.rate.remaining, reset: admission.rate.reset_s };
   return admission;
+}
+
+/**
+ * A read with no side effect runs beside its admission, so the caller waits one shard round trip
+ * instead of two. The read is keyed by the account the credential names and checks ownership on
+ * its shard; its result is used only once admission has passed, and admission's error always wins.
+ */
+export async function admitRestAndRead<T>(deps: Deps, ex: Exchange, read: (caller: Caller) => Promise<T>): Promise<T> {
+  const token = bearerToken(ex);
+  const credential = token ? parseCached(token) : null;
+  if (!credential) {
+    await admitRest(deps, ex); // answers 401
+    throw new Error('unreachable: admission of a malformed credential passed');
+  }
+  const [admission, result] = await Promise.allSettled([
+    admitRest(deps, ex),
+    Promise.resolve({ accountId: credential.accountId }).then(read),
+  ]);
+  if (admission.status === 'rejected') throw admission.reason;
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
 }

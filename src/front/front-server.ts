@@ -36,7 +36,7 @@ const SHARD_READY_TIMEOUT_MS = 30_000;
 
 export async function startFront(config: Config, shards: readonly ShardAddress[], log: Logger): Promise<Front> {
   const metrics = new Metrics();
-  const cluster = new Cluster(shards, (command, seconds, ok) => metrics.shardCallSeconds.observe({ command, ok: ok ? '1' : '0' }, seconds));
+  const cluster = new Cluster(shards, (command, seconds, ok) => metrics.shardCall(command, seconds, ok));
   await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
   const pool = new WorkPool(config.poolThreads);
   const deps: Deps = { config, cluster, pool, log };
@@ -44,10 +44,7 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
   const app = uWS.App();
   const router = new Router(app, {
     onError: (ex, err) => sendRestError(ex, err, log),
-    observe: (ex, seconds) => {
-      metrics.httpRequests.inc({ method: ex.method, route: ex.route, status: String(ex.status) });
-      metrics.httpDuration.observe({ route: ex.route }, seconds);
-    },
+    observe: (ex, seconds) => metrics.requestAnswered(ex.method, ex.route, ex.status, seconds),
   });
   const sessions = new SessionStore(deps);
   const cors = new Cors(config);

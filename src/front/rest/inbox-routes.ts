@@ -5,7 +5,7 @@ import * as messages from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';
 import { intInRange, normalizeAddress, optionalBool, optionalSince, requireMessageId } from '../../services/validate.js';
 import { fail } from '../../errors/registry.js';
-import { admitRest } from '../auth.js';
+import { admitRest, admitRestAndRead } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
 import { ok } from './respond.js';
@@ -32,13 +32,11 @@ export function inboxRoutes(router: Router, deps: Deps): void {
       ok(ex, 201, { data: await inboxes.createInbox(deps, who, { address: body.address, domain: body.domain }) });
     })
     .add('get', '/v1/inboxes', async (ex) => {
-      const who = await caller(deps, ex);
-      const data = await inboxes.listInboxes(deps, who);
+      const data = await admitRestAndRead(deps, ex, (who) => inboxes.listInboxes(deps, who));
       ok(ex, 200, { count: data.length, data });
     })
     .add('get', '/v1/inboxes/:address', async (ex) => {
-      const who = await caller(deps, ex);
-      ok(ex, 200, { data: await inboxes.getInbox(deps, who, address(ex)) });
+      ok(ex, 200, { data: await admitRestAndRead(deps, ex, (who) => inboxes.getInbox(deps, who, address(ex))) });
     })
     .add('del', '/v1/inboxes/:address', async (ex) => {
       const who = await caller(deps, ex);
@@ -46,11 +44,13 @@ export function inboxRoutes(router: Router, deps: Deps): void {
       ok(ex, 200, { message: `Inbox ${gone} deleted` });
     })
     .add('get', '/v1/inboxes/:address/messages', async (ex) => {
-      const who = await caller(deps, ex);
-      const limit = intInRange(ex.query.get('limit'), 'limit', 1, 100, 10);
-      if (!Number.isInteger(limit)) fail('invalid_parameter', 'limit must be a whole number from 1 to 100', { param: 'limit' });
-      const unreadOnly = optionalBool(ex.query.get('unread_only'), 'unread_only');
-      const data = await messages.listMessages(deps, who, address(ex), limit, unreadOnly);
+      const data = await admitRestAndRead(deps, ex, (who) => {
+        const query = ex.query;
+        const limit = intInRange(query.get('limit'), 'limit', 1, 100, 10);
+        if (!Number.isInteger(limit)) fail('invalid_parameter', 'limit must be a whole number from 1 to 100', { param: 'limit' });
+        const unreadOnly = optionalBool(query.get('unread_only'), 'unread_only');
+        return messages.listMessages(deps, who, address(ex), limit, unreadOnly);
+      });
       ok(ex, 200, { count: data.length, data });
     })
     .add('get', '/v1/inboxes/:address/messages/wait', async (ex) => {
@@ -67,8 +67,7 @@ export function inboxRoutes(router: Router, deps: Deps): void {
       ok(ex, 200, { data: { ...message, has_attachment: m.attachments.length > 0 } });
     })
     .add('get', '/v1/inboxes/:address/messages/:id/raw', async (ex) => {
-      const who = await caller(deps, ex);
-      const raw = await messages.rawMessage(deps, who, address(ex), requireMessageId(ex.params[1], 'id'));
+      const raw = await admitRestAndRead(deps, ex, (who) => messages.rawMessage(deps, who, address(ex), requireMessageId(ex.params[1], 'id')));
       ex.send(200, raw, 'message/rfc822');
     })
     .add('get', '/v1/inboxes/:address/messages/:id/attachments/:n', async (ex) => {
