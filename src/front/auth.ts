@@ -24,6 +24,12 @@ function parseCached(token: string): ParsedCredential | null {
   return parsed;
 }
 
+/** The account a well-formed API key or access token names (not yet checked). */
+export function accountNamedBy(token: string | null): string | null {
+  const credential = token ? parseCached(token) : null;
+  return credential && (credential.kind === 'api_key' || credential.kind === 'access_token') ? credential.accountId : null;
+}
+
 export function bearerToken(ex: Exchange, allowQuery = false): string | null {
   const header = ex.header('authorization');
   if (header) {

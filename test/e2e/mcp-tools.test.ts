@@ -245,6 +245,24 @@ test('mcp errors - SEED.md error table over raw HTTP', async (t) => {
   t.is((await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: 1, method: 'ping' }, auth)).status, 404);
 });
 
+test('mcp errors - a forged key naming a real account reads nothing, though reads start beside admission', async (t) => {
+  const victim = await svc.createAccount('growth');
+  const address = ((await (await svc.api(victim.api_key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address;
+  await sendMail(svc.smtpPort, { to: address, subject: 'secret 909090', text: 'code 909090' });
+  const session = await rawInitialize(svc.baseUrl, victim.api_key);
+  const forged = `mc_${victim.id.slice(4)}_${'0'.repeat(48)}`;
+  for (const name of ['get_latest_email', 'get_messages', 'extract_otp']) {
+    const res = await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { inbox: address } } }, {
+      authorization: `Bearer ${forged}`, 'mcp-session-id': session,
+    });
+    t.is(res.status, 401, name);
+    t.false((await res.text()).includes('909090'), name);
+  }
+  const rest = await svc.api(forged, 'GET', `/v1/inboxes/${address}/messages`);
+  t.is(rest.status, 401);
+  t.false((await rest.text()).includes('909090'));
+});
+
 test('mcp errors - the SDK client sees the same errors', async (t) => {
   const client = await connectMcp('sse', svc.baseUrl, key);
   try {

@@ -11,8 +11,8 @@ import { listInboxes } from '../../services/inboxes.js';
 import { listMessages } from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';
 import { normalizeAddress } from '../../services/validate.js';
-import type { CancelSignal } from '../../util/cancel.js';
-import { admitToken } from '../auth.js';
+import { Cancellation, type CancelSignal } from '../../util/cancel.js';
+import { accountNamedBy, admitToken } from '../auth.js';
 import { invalidParams, methodNotFound, RpcFailure, toRpcFailure, type JsonRpcRequest } from './jsonrpc.js';
 import type { McpSession } from './sessions.js';
 import { findTool, toolList, validateArguments } from './tools/registry.js';
@@ -36,7 +36,11 @@ export interface Admitted {
   args?: Record<string, unknown>;
   /** A -32601/-32602 found before admission, answered only once the caller is known. */
   deferred?: RpcFailure;
+  /** A read-only tool already running beside the admission, for the admitted account. */
+  early?: Promise<Record<string, unknown>>;
 }
+
+const NEVER_CANCELLED = new Cancellation();
 
 export function planBlock(plan: Plan): MailcueError {
   return new MailcueError('plan_required', `MCP is not available on the ${plan.title} plan`, { upgrade: 'Growth required' });
@@ -62,10 +66,18 @@ export async function admit(deps: Deps, token: string | null, message: JsonRpcRe
     }
   }
   const meter: Meter = tool && !deferred && sessionOk ? { kind: 'tool', credits: toolCredits(tool.name) } : { kind: 'none' };
+  // A read-only tool starts now, beside its admission: the caller waits one shard round trip, not
+  // two. Its result is used only if admission passes for the account it ran as.
+  const speculativeAccount = tool?.readOnly && !deferred && sessionOk ? (accountNamedBy(token) ?? session?.accountId ?? null) : null;
+  let early: Promise<Record<string, unknown>> | undefined;
+  if (speculativeAccount && tool && args) {
+    early = tool.run({ deps, caller: { accountId: speculativeAccount }, signal: NEVER_CANCELLED, maxWaitMs: 0, progress: () => undefined }, args);
+    early.catch(() => undefined); // read (or dropped) after admission
+  }
   const admission = await admitToken(deps, token, meter, session);
   const plan = deps.config.plans[admission.account.plan];
   if (GATED.has(message.method) && !plan.toolExecution) throw planBlock(plan);
-  return { admission, plan, tool, args, deferred };
+  return { admission, plan, tool, args, deferred, early: speculativeAccount === admission.account.id ? early : undefined };
 }
 
 export interface ExecuteContext {
@@ -105,7 +117,7 @@ async function runTool(ctx: ExecuteContext, tool: Tool<any>, args: Record<string
     },
   };
   try {
-    const out = await tool.run(toolCtx, args);
+    const out = await (ctx.admitted.early ?? tool.run(toolCtx, args));
     return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
   } catch (err) {
     const failure = toRpcFailure(err);

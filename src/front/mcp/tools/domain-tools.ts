@@ -11,6 +11,7 @@ const dnsRecordSchema = {
 
 export const listCustomDomains = defineTool<Record<string, never>>({
   name: 'list_custom_domains',
+  readOnly: true,
   title: 'List custom domains',
   description: 'Lists all custom domains of the account with their verification state and DNS records.',
   inputSchema: { type: 'object', properties: {} },

@@ -8,6 +8,7 @@ const SCAN_MESSAGES = 100;
 
 export const extractOtp = defineTool<{ inbox: string }>({
   name: 'extract_otp',
+  readOnly: true,
   title: 'Extract one-time code',
   description: 'Returns the latest 4 to 6 digit one-time code or verification link received by the inbox (null when none has arrived).',
   inputSchema: { type: 'object', properties: { inbox: inboxArg }, required: ['inbox'] },

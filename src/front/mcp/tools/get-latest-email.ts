@@ -5,6 +5,7 @@ import { defineTool, inboxArg, nullableString } from './tool.js';
 
 export const getLatestEmail = defineTool<{ inbox: string }>({
   name: 'get_latest_email',
+  readOnly: true,
   title: 'Get latest email',
   description: 'Returns the most recent message of an inbox (sender, subject, text, extracted otp and verification_link), or null if it is empty.',
   inputSchema: { type: 'object', properties: { inbox: inboxArg }, required: ['inbox'] },

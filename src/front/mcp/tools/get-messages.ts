@@ -5,6 +5,7 @@ import { defineTool, inboxArg, messageSummarySchema } from './tool.js';
 
 export const getMessages = defineTool<{ inbox: string; limit?: number; unread_only?: boolean }>({
   name: 'get_messages',
+  readOnly: true,
   title: 'Get messages',
   description: 'Returns up to `limit` messages of the inbox, newest first, each with its extracted otp and verification_link.',
   inputSchema: {

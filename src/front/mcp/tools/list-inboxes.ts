@@ -4,6 +4,7 @@ import { defineTool } from './tool.js';
 
 export const listInboxes = defineTool<Record<string, never>>({
   name: 'list_inboxes',
+  readOnly: true,
   title: 'List inboxes',
   description: 'Lists all inboxes owned by the account of the API key.',
   inputSchema: { type: 'object', properties: {} },

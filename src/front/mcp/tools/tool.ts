@@ -24,6 +24,8 @@ export interface Tool<Args = Record<string, unknown>> {
   readonly outputSchema: JsonSchema;
   /** Long-poll tools hold the call open; they answer as SSE where the client accepts it. */
   readonly longPoll?: boolean;
+  /** No side effect: the tool may start beside its admission and be discarded if that fails. */
+  readonly readOnly?: boolean;
   run(ctx: ToolContext, args: Args): Promise<Record<string, unknown>>;
 }
 
