@@ -46,3 +46,45 @@ test('cluster - a long-poll is woken by delivery on the owning shard process', a
   const body = (await (await pending).json()) as Json;
   t.is(body.data.subject, 'wake');
 });
+
+test.serial('cluster - a shard that stops answers 503 for its keys and readyz fails; restarted, it serves again', async (t) => {
+  const key = (await svc.createAccount('free')).api_key;
+  // Inboxes on both shards, so some live on the shard we stop.
+  const inboxes: string[] = [];
+  for (let i = 0; i < 6; i++) inboxes.push(((await (await svc.api(key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address);
+  const shard = svc.processes[1]!;
+  const args = shard.spawnargs.slice(1);
+  shard.kill('SIGKILL');
+  await new Promise((r) => shard.once('exit', r));
+
+  let unavailable = 0;
+  for (const inbox of inboxes) {
+    const res = await svc.api(key, 'GET', `/v1/inboxes/${inbox}`);
+    if (res.status === 503) {
+      unavailable++;
+      t.is(((await res.json()) as Json).error, 'unavailable');
+    } else if (res.status !== 200 && res.status !== 401) {
+      t.fail(`unexpected ${res.status}`);
+    }
+  }
+  t.true(unavailable > 0 || (await svc.api(key, 'GET', '/v1/inboxes')).status === 503, 'some keys lived on the stopped shard');
+  t.is((await fetch(`${svc.baseUrl}/readyz`)).status, 503);
+
+  const { spawn } = await import('node:child_process');
+  const restarted = spawn(process.execPath, args, { env: { ...process.env, ...svc.env }, stdio: 'ignore' });
+  svc.processes[1] = restarted;
+  let ready = 0;
+  for (let i = 0; i < 100 && ready !== 200; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    ready = (await fetch(`${svc.baseUrl}/readyz`)).status;
+  }
+  t.is(ready, 200);
+  for (const inbox of inboxes) {
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      status = (await svc.api(key, 'GET', `/v1/inboxes/${inbox}`)).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    t.is(status, 200, inbox);
+  }
+});
