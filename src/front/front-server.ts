@@ -33,6 +33,7 @@ export interface Front {
 }
 
 const SHARD_READY_TIMEOUT_MS = 30_000;
+const DRAIN_TIMEOUT_MS = 3_000;
 
 export async function startFront(config: Config, shards: readonly ShardAddress[], log: Logger): Promise<Front> {
   const metrics = new Metrics();
@@ -87,10 +88,15 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
     httpPort,
     smtpPort: smtp.port,
     deps,
+    // Graceful order: stop accepting, answer parked long-polls, end sessions, close the channels.
     async stop() {
       uWS.us_listen_socket_close(listenSocket);
+      const smtpClosed = smtp.close();
+      await cluster.drainWaits(DRAIN_TIMEOUT_MS);
+      // Let the answers of the drained long-polls reach their sockets.
+      await new Promise((r) => setTimeout(r, 50));
       sessions.stop();
-      await smtp.close();
+      await smtpClosed;
       cluster.close();
       await pool.close();
     },

@@ -81,6 +81,8 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
     size: config.maxMessageBytes,
     logger: false,
     maxClients: 10_000,
+    // On shutdown, connections still open after this are closed (the default waits 30 s).
+    closeTimeout: 5_000,
     async onRcptTo(address, _session, callback) {
       const parsed = normalizeAddress(address.address);
       if (!parsed) {

@@ -37,6 +37,18 @@ export class Cluster {
     return checks.every(Boolean);
   }
 
+  /**
+   * Graceful stop: every parked long-poll is answered (timed out) rather than cut, then this
+   * resolves once their answers are back or `timeoutMs` passes.
+   */
+  async drainWaits(timeoutMs: number): Promise<void> {
+    for (const c of this.clients.values()) c.cancelWaits();
+    const end = Date.now() + timeoutMs;
+    while (Date.now() < end && [...this.clients.values()].some((c) => c.waitsInFlight > 0)) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
   get shards(): ShardClient[] {
     return [...this.clients.values()];
   }

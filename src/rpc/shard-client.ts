@@ -143,6 +143,23 @@ export class ShardClient {
     }
   }
 
+  /** Shutdown: asks the shard to answer every parked long-poll now (as timed out). */
+  cancelWaits(): number {
+    let n = 0;
+    for (const [id, p] of this.pending) {
+      if (p.command !== 'message.wait') continue;
+      this.cancel(id);
+      n++;
+    }
+    return n;
+  }
+
+  get waitsInFlight(): number {
+    let n = 0;
+    for (const p of this.pending.values()) if (p.command === 'message.wait') n++;
+    return n;
+  }
+
   get inFlight(): number {
     return this.pending.size;
   }

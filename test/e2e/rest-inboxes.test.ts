@@ -227,3 +227,16 @@ test('durability - a message acknowledged with 250 survives a restart', async (t
     await own.stop();
   }
 });
+
+test('shutdown - a parked long-poll is answered (timed out), not cut, when the service stops', async (t) => {
+  const own = await startService();
+  const k = (await own.createAccount('free')).api_key;
+  const inbox = ((await (await own.api(k, 'POST', '/v1/inboxes', {})).json()) as Json).data.address;
+  const pending = own.api(k, 'GET', `/v1/inboxes/${inbox}/messages/wait?timeout=60`);
+  await new Promise((r) => setTimeout(r, 300));
+  const stopped = own.stop();
+  const res = await pending;
+  t.is(res.status, 200);
+  t.deepEqual(await res.json(), { success: true, timed_out: true, data: null });
+  await stopped;
+});
