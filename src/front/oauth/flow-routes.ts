@@ -61,12 +61,13 @@ async function authorize(deps: Deps, ex: Exchange): Promise<void> {
     ex.send(302, '', null, [['Location', target.href], ['Cache-Control', 'no-store']]);
   };
   const responseType = q.get('response_type');
-  if (responseType !== null && responseType !== 'code') return back({ error: 'unsupported_response_type', error_description: 'response_type must be code' });
+  // DESIGN §4: every error after the client and redirect are known redirects as invalid_request.
+  if (responseType !== null && responseType !== 'code') return back({ error: 'invalid_request', error_description: 'response_type must be code' });
   const challenge = q.get('code_challenge');
   if (!challenge || !CHALLENGE.test(challenge)) return back({ error: 'invalid_request', error_description: 'code_challenge (PKCE) is required' });
   if (q.get('code_challenge_method') !== 'S256') return back({ error: 'invalid_request', error_description: 'code_challenge_method must be S256' });
   const resource = q.get('resource');
-  if (resource !== null && !knownResources(deps.config).has(resource)) return back({ error: 'invalid_target', error_description: 'unknown resource' });
+  if (resource !== null && !knownResources(deps.config).has(resource)) return back({ error: 'invalid_request', error_description: 'resource must name this server\'s /mcp or /sse' });
 
   const code = newCredential('auth_code', accountId);
   await deps.cluster.call({
