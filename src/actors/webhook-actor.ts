@@ -44,6 +44,8 @@ export interface DeliveryLog {
 
 export class WebhookActor {
   private readonly inFlight = new Set<string>();
+  /** Inboxes that have (or had, since start) a webhook: a delivery to any other skips the index. */
+  private watched: Set<string> | null = null;
   private sender: HttpsSender | null = null;
   private readonly signer = new SigningPool();
   private timer: NodeJS.Timeout | null = null;
@@ -107,6 +109,7 @@ export class WebhookActor {
       };
       this.webhooks.put(webhook.id, webhook);
       this.byInbox.put([cmd.inbox, webhook.id], 1);
+      this.watchedInboxes().add(cmd.inbox);
       this.byAccount.put([cmd.accountId, webhook.id], 1);
       return { created: true, webhook };
     });
@@ -164,8 +167,17 @@ export class WebhookActor {
     return null;
   }
 
+  private watchedInboxes(): Set<string> {
+    if (!this.watched) {
+      this.watched = new Set();
+      for (const key of this.byInbox.getKeys({})) this.watched.add((key as string[])[0]!);
+    }
+    return this.watched;
+  }
+
   /** Inside the delivery transaction: one outbox entry per active webhook of the inbox. */
   enqueue(message: MessageRecord): void {
+    if (!this.watchedInboxes().has(message.inbox)) return;
     let body: string | null = null;
     for (const { key } of this.byInbox.getRange(prefixRange([message.inbox]))) {
       const w = this.webhooks.get((key as string[])[1]!);
