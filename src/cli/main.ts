@@ -82,6 +82,12 @@ async function main(): Promise<void> {
   }
 }
 
+// A stray rejection (a background LMDB write, a socket error) is logged, not fatal: one bad
+// request must not take every connection of the process down with it.
+process.on('unhandledRejection', (reason) => {
+  console.error(JSON.stringify({ level: 50, time: Date.now(), msg: 'unhandled rejection', err: String((reason as Error)?.stack ?? reason) }));
+});
+
 main().catch((err: unknown) => {
   console.error(`mailcue: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);

@@ -14,6 +14,7 @@ interface ShardWorkerData {
 
 const data = workerData as ShardWorkerData;
 const log = createLogger(data.config.logLevel, `shard-${data.id}`);
+process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection'));
 
 startShardHost({ ...data, log }).then(
   (host) => {
