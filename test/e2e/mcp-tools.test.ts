@@ -245,6 +245,21 @@ test('mcp errors - SEED.md error table over raw HTTP', async (t) => {
   t.is((await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: 1, method: 'ping' }, auth)).status, 404);
 });
 
+test('mcp - a long-poll answers as JSON unless the client asks for an event stream', async (t) => {
+  const address = await inbox();
+  await sendMail(svc.smtpPort, { to: address, subject: 'here', text: 'hello' });
+  const session = await rawInitialize(svc.baseUrl, key);
+  const body = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'watch_email', arguments: { inbox: address, since: 'msg_0000000000000000000' } } };
+  const plain = await fetch(`${svc.baseUrl}/mcp`, {
+    method: 'POST', headers: { authorization: `Bearer ${key}`, 'mcp-session-id': session, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  t.regex(plain.headers.get('content-type')!, /^application\/json/);
+  t.is(((await plain.json()) as Json).result.structuredContent.message.subject, 'here');
+  const streamed = await rawMcp(svc.baseUrl, body, { authorization: `Bearer ${key}`, 'mcp-session-id': session });
+  t.is(streamed.headers.get('content-type'), 'text/event-stream');
+  t.regex(await streamed.text(), /event: message\ndata: \{"jsonrpc":"2\.0","id":3,"result"/);
+});
+
 test('mcp errors - a forged key naming a real account reads nothing, though reads start beside admission', async (t) => {
   const victim = await svc.createAccount('growth');
   const address = ((await (await svc.api(victim.api_key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address;

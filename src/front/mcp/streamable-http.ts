@@ -27,11 +27,13 @@ export interface AgentToolEnv {
   maxWaitMs: number;
 }
 
-function accepts(ex: Exchange): { json: boolean; sse: boolean } {
-  const accept = (ex.header('accept') ?? '').toLowerCase();
-  // A missing or */* Accept means both (some proxies send only one; 406 would strand them).
-  if (!accept || accept.includes('*/*')) return { json: true, sse: true };
-  return { json: accept.includes('application/json'), sse: accept.includes('text/event-stream') };
+/**
+ * Whether the client named event streams in Accept. Nothing is refused with 406: a missing or
+ * partial Accept is served (some proxies send only one type), and a long-poll answers as SSE
+ * only to a client that asked for it by name, JSON otherwise.
+ */
+function wantsEventStream(ex: Exchange): boolean {
+  return (ex.header('accept') ?? '').toLowerCase().includes('text/event-stream');
 }
 
 function versionHeaderProblem(ex: Exchange): RpcFailure | null {
@@ -54,7 +56,7 @@ async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
   // Everything read from the request happens before the first await (uWS rule).
   const token = bearerToken(ex, true);
   const sessionId = ex.header('mcp-session-id');
-  const accept = accepts(ex);
+  const acceptsSse = wantsEventStream(ex);
   cors.apply(ex);
   let id: JsonRpcId = null;
   try {
@@ -102,7 +104,7 @@ async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
     }
     if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
     if (!session || session.accountId !== accountId) throw new RpcFailure(404, { code: -32001, message: 'Session not found' });
-    await answerRequest(env, ex, session, admitted, message, id!, accept.sse);
+    await answerRequest(env, ex, session, admitted, message, id!, acceptsSse);
   } catch (err) {
     sendRpcFailure(ex, deps.config, 'mcp', id, err, sessionId ? [[SESSION_HEADER, sessionId]] : []);
   }
