@@ -5,6 +5,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, exchangeAuthorization, refreshAuthorization, startAuthorization,
 } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { connectMcp, rawInitialize, rawMcp } from '../helpers/mcp.js';
 import { startService, type Service } from '../helpers/service.js';
 
@@ -189,3 +193,39 @@ test('oauth - redirect_uri on 127.0.0.1 or https and an RFC 8707 resource are ac
     }
   }
 });
+
+/** An OAuthClientProvider as a connector would write it: the API key is the client id it was given. */
+function connectorProvider(apiKey: string) {
+  const state: { tokens?: Record<string, unknown>; verifier?: string; authorizationUrl?: URL } = {};
+  const provider: OAuthClientProvider = {
+    get redirectUrl() { return CALLBACK; },
+    get clientMetadata() { return { redirect_uris: [CALLBACK], client_name: 'connector', token_endpoint_auth_method: 'none' }; },
+    clientInformation: () => ({ client_id: apiKey }),
+    tokens: () => state.tokens as never,
+    saveTokens: (tokens) => { state.tokens = tokens as never; },
+    redirectToAuthorization: (url) => { state.authorizationUrl = url; },
+    saveCodeVerifier: (v) => { state.verifier = v; },
+    codeVerifier: () => state.verifier!,
+  };
+  return { provider, state };
+}
+
+for (const kind of ['streamable-http', 'sse'] as const) {
+  test(`oauth - the SDK transport's own auth flow (${kind}): 401, discovery, authorize, finishAuth, then tools`, async (t) => {
+    const { api_key } = await svc.createAccount('growth');
+    const { provider, state } = connectorProvider(api_key);
+    const url = new URL(`${svc.baseUrl}/${kind === 'sse' ? 'sse' : 'mcp'}`);
+    const make = () => (kind === 'sse' ? new SSEClientTransport(url, { authProvider: provider }) : new StreamableHTTPClientTransport(url, { authProvider: provider }));
+    const first = make();
+    await t.throwsAsync(new Client({ name: 'c', version: '1' }).connect(first), { instanceOf: UnauthorizedError });
+    t.truthy(state.authorizationUrl);
+    const { code } = await codeFrom(state.authorizationUrl!);
+    await first.finishAuth(code);
+    t.regex(String(state.tokens?.access_token), /^mca_/);
+    const client = new Client({ name: 'c', version: '1' });
+    await client.connect(make());
+    const r = await client.callTool({ name: 'list_inboxes', arguments: {} });
+    t.falsy(r.isError);
+    await client.close();
+  });
+}
