@@ -4,6 +4,7 @@
 import type { Plan } from '../config/plans.js';
 import { fail } from '../errors/registry.js';
 import { hashesEqual, sha256Hex } from '../security/credentials.js';
+import { prefixRange } from '../storage/shard-store.js';
 import type { AccountCommand, Meter } from './commands.js';
 import type { ActorContext } from './context.js';
 import { toAccountView, type AccountRecord, type AccountView } from './model.js';
@@ -65,6 +66,15 @@ export class AccountActor {
         return null;
       case 'account.sessions':
         return this.liveSessions(cmd.accountId).size;
+      case 'account.domain_reserve':
+        return this.reserveDomain(cmd.accountId, cmd.domain, cmd.max);
+      case 'account.domain_release':
+        return this.ctx.store.transaction(() => {
+          const slots = this.ctx.store.db<number>('account_domains');
+          const held = slots.get([cmd.accountId, cmd.domain]) !== undefined;
+          slots.remove([cmd.accountId, cmd.domain]);
+          return held;
+        });
       case 'account.usage':
         return this.usage(cmd.accountId);
       case 'account.api_key':
@@ -232,6 +242,19 @@ export class AccountActor {
       w.rest++;
     }
     return { account: toAccountView(record), rate: { limit: plan.restPerMinute, remaining: Math.max(0, plan.restPerMinute - w.rest), reset_s } };
+  }
+
+  /** { reserved: false } when the account already holds the domain (adding it again is idempotent). */
+  private reserveDomain(accountId: string, domain: string, max: number): Promise<{ reserved: boolean }> {
+    const slots = this.ctx.store.db<number>('account_domains');
+    return this.ctx.store.transaction(() => {
+      if (slots.get([accountId, domain]) !== undefined) return { reserved: false };
+      if (slots.getKeysCount(prefixRange([accountId])) >= max) {
+        fail('limit_reached', `An account can have at most ${max} custom domains; delete one first`);
+      }
+      slots.put([accountId, domain], 1);
+      return { reserved: true };
+    });
   }
 
   /** OAuth access tokens live with their account, stored only as SHA-256 hashes. */

@@ -27,6 +27,9 @@ export type AccountCommand =
   | { type: 'account.session_open'; accountId: string; sessionId: string; idleMs: number }
   | { type: 'account.session_close'; accountId: string; sessionId: string }
   | { type: 'account.sessions'; accountId: string }
+  /** Holds one of the account's custom-domain slots; the count is checked here, atomically. */
+  | { type: 'account.domain_reserve'; accountId: string; domain: string; max: number }
+  | { type: 'account.domain_release'; accountId: string; domain: string }
   | { type: 'account.usage'; accountId: string }
   | { type: 'account.api_key'; accountId: string };
 
@@ -95,6 +98,8 @@ export function routeKey(command: Command): string | null {
     case 'account.session_open':
     case 'account.session_close':
     case 'account.sessions':
+    case 'account.domain_reserve':
+    case 'account.domain_release':
     case 'oauth.issue_code':
     case 'oauth.redeem_code':
     case 'oauth.refresh':

@@ -1,7 +1,7 @@
 // Custom domains (SEED.md "Custom domains"), shared by REST and the agent tools: add with the DNS
 // records to publish, verify by live DNS lookup, list, and delete with the inboxes at the domain.
 import type { DomainRecord } from '../actors/domain-actor.js';
-import { fail } from '../errors/registry.js';
+import { fail, MailcueError } from '../errors/registry.js';
 import type { Caller, Deps } from './deps.js';
 import { lookupDomain, makeResolver } from './dns-check.js';
 import { normalizeDomain } from './validate.js';
@@ -69,14 +69,18 @@ export interface AddedDomain {
 export async function addDomain(deps: Deps, caller: Caller, input: unknown): Promise<AddedDomain> {
   const name = requireDomain(input);
   if (deps.config.domains.includes(name)) fail('domain_taken', `${name} is one of this service's own domains`);
-  const existing = await listDomains(deps, caller);
-  const already = existing.find((d) => d.domain === name);
-  if (!already && existing.length >= MAX_CUSTOM_DOMAINS) {
-    fail('limit_reached', `An account can have at most ${MAX_CUSTOM_DOMAINS} custom domains; delete one first`);
-  }
-  const { created, record } = await deps.cluster.call<{ created: boolean; record: DomainRecord }>({
-    type: 'domain.add', accountId: caller.accountId, domain: name,
+  // The slot is taken on the account's shard, so concurrent adds cannot pass the limit together.
+  const { reserved } = await deps.cluster.call<{ reserved: boolean }>({
+    type: 'account.domain_reserve', accountId: caller.accountId, domain: name, max: MAX_CUSTOM_DOMAINS,
   });
+  let added: { created: boolean; record: DomainRecord };
+  try {
+    added = await deps.cluster.call({ type: 'domain.add', accountId: caller.accountId, domain: name });
+  } catch (err) {
+    if (reserved) await deps.cluster.call({ type: 'account.domain_release', accountId: caller.accountId, domain: name });
+    throw err;
+  }
+  const { created, record } = added;
   const d = view(deps, record);
   return { created, domain: { ...d, dns_records: dnsRecords(d, true), next_step: `POST /v1/custom-domains/${name}/verify` } };
 }
@@ -103,7 +107,16 @@ export async function verifyDomain(deps: Deps, caller: Caller, input: unknown): 
 export async function deleteDomain(deps: Deps, caller: Caller, input: unknown): Promise<{ domain: string; inboxes_removed: string[] }> {
   const name = existingDomainName(input);
   // The domain goes first, so no new inbox can be registered under it while its inboxes go.
-  await deps.cluster.call<DomainRecord>({ type: 'domain.delete', accountId: caller.accountId, domain: name });
+  let found = true;
+  try {
+    await deps.cluster.call<DomainRecord>({ type: 'domain.delete', accountId: caller.accountId, domain: name });
+  } catch (err) {
+    if (!(err instanceof MailcueError && err.code === 'domain_not_found')) throw err;
+    found = false;
+  }
+  // The slot goes too, even when a crash left it without its domain record.
+  const held = await deps.cluster.call<boolean>({ type: 'account.domain_release', accountId: caller.accountId, domain: name });
+  if (!found && !held) fail('domain_not_found', `The domain ${name} is not on your account`);
   const removed = await deps.cluster.broadcast<string[]>({ type: 'inbox.delete_by_domain', accountId: caller.accountId, domain: name });
   return { domain: name, inboxes_removed: removed.flat().sort() };
 }

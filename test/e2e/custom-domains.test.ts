@@ -444,3 +444,13 @@ for (const kind of ['streamable-http', 'sse'] as TransportKind[]) {
     }
   });
 }
+
+test('custom domains - twelve concurrent adds on a fresh account: exactly ten are taken', async (t) => {
+  const key = await growthKey();
+  const results = await Promise.all(Array.from({ length: 12 }, (_, i) => call(key, 'POST', '/v1/custom-domains', { domain: `race${i}.example.com` })));
+  t.is(results.filter((r) => r.status === 201).length, 10);
+  const refused = results.filter((r) => r.status === 400);
+  t.is(refused.length, 2);
+  for (const r of refused) t.is(r.body.error, 'limit_reached');
+  t.is((await call(key, 'GET', '/v1/custom-domains')).body.count, 10);
+});
