@@ -42,7 +42,7 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
     if (!cors.originAllowed(ex)) throw new RpcFailure(403, { code: -32000, message: 'Forbidden: Origin not allowed' });
     if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: sessionId query parameter is required' });
     const session = sessions.get(sessionId);
-    if (!session?.stream || session.stream.isClosed) throw new RpcFailure(404, { code: -32001, message: 'Session not found' });
+    if (!session?.stream || session.stream.isClosed) throw new RpcFailure(404, { code: -32000, message: 'Session not found' });
     let body: unknown;
     try {
       body = JSON.parse((await ex.body()).toString('utf8'));
@@ -59,7 +59,7 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
     const controller = new Cancellation();
     try {
       const admitted = await admit(deps, token, message, session, true);
-      if (admitted.admission.account.id !== session.accountId) throw new RpcFailure(404, { code: -32001, message: 'Session not found' });
+      if (admitted.admission.account.id !== session.accountId) throw new RpcFailure(404, { code: -32000, message: 'Session not found' });
       if (incoming.kind === 'notification') {
         if (message.method === 'notifications/cancelled') session.inflight.get(JSON.stringify(message.params?.requestId))?.abort();
         return;

@@ -103,7 +103,7 @@ async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
       return;
     }
     if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
-    if (!session || session.accountId !== accountId) throw new RpcFailure(404, { code: -32001, message: 'Session not found' });
+    if (!session || session.accountId !== accountId) throw new RpcFailure(404, { code: -32000, message: 'Session not found' });
     await answerRequest(env, ex, session, admitted, message, id!, acceptsSse);
   } catch (err) {
     sendRpcFailure(ex, deps.config, 'mcp', id, err, sessionId ? [[SESSION_HEADER, sessionId]] : []);
@@ -177,7 +177,7 @@ async function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
       return;
     }
     if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
-    if (!session || session.accountId !== admitted.admission.account.id) throw new RpcFailure(404, { code: -32001, message: 'Session not found' });
+    if (!session || session.accountId !== admitted.admission.account.id) throw new RpcFailure(404, { code: -32000, message: 'Session not found' });
     if (session.stream && !session.stream.isClosed) throw new RpcFailure(409, { code: -32000, message: 'Conflict: Only one SSE stream is allowed per session' });
     const stream = new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs);
     session.stream = stream;
@@ -200,7 +200,7 @@ async function handleDelete(env: AgentToolEnv, ex: Exchange): Promise<void> {
     const session = sessions.get(sessionId);
     const admitted = await admit(deps, token, { jsonrpc: '2.0', method: 'ping' }, session ?? null, false);
     if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
-    if (!session || session.accountId !== admitted.admission.account.id) throw new RpcFailure(404, { code: -32001, message: 'Session not found' });
+    if (!session || session.accountId !== admitted.admission.account.id) throw new RpcFailure(404, { code: -32000, message: 'Session not found' });
     sessions.close(session.id);
     ex.sendJson(200, { success: true, message: 'Session ended' });
   } catch (err) {
