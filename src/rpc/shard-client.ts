@@ -34,6 +34,14 @@ const SWEEP_INTERVAL_MS = 250;
 
 export type LatencyObserver = (command: string, seconds: number, ok: boolean) => void;
 
+/**
+ * The abort listener of one call, made outside `call()` so that a parked long-poll's closure keeps
+ * only the client and the id, not the command it was sent with.
+ */
+function cancelOnAbort(client: ShardClient, id: number): () => void {
+  return () => client.cancel(id);
+}
+
 export class ShardClient {
   private readonly client: grpc.Client;
   private readonly health: grpc.Client;
@@ -100,20 +108,19 @@ export class ShardClient {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(new MailcueError('unavailable', 'Request cancelled'));
     const id = this.nextId++;
-    const timeout = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    const deadline = Date.now() + timeout;
+    const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
     const stream = this.stream();
-    return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, {
-        resolve: resolve as (v: unknown) => void, reject, stream, deadline, command: command.type, started: performance.now(),
-      });
-      stream.out.push({ id, deadline_ms: deadline, command: codec.pack(command), cancel: false });
-      signal?.addEventListener('abort', () => this.cancel(id));
+    const type = command.type;
+    stream.out.push({ id, deadline_ms: deadline, command: codec.pack(command), cancel: false });
+    const promise = new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, stream, deadline, command: type, started: performance.now() });
     });
+    if (signal) signal.addEventListener('abort', cancelOnAbort(this, id));
+    return promise;
   }
 
   /** Tells the shard to drop the request; the pending entry settles with the shard's answer. */
-  private cancel(id: number): void {
+  cancel(id: number): void {
     const p = this.pending.get(id);
     if (p?.stream.alive) p.stream.out.push({ id, deadline_ms: 0, command: new Uint8Array(0), cancel: true });
   }

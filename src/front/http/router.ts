@@ -13,6 +13,17 @@ export interface RouterHooks {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** One async frame per request (a parked long-poll keeps it), rather than several closures. */
+async function run(handler: Handler, ex: Exchange, onError: RouterHooks['onError'], observe: RouterHooks['observe']): Promise<void> {
+  const started = observe ? performance.now() : 0;
+  try {
+    await handler(ex);
+  } catch (err) {
+    onError(ex, err);
+  }
+  observe?.(ex, (performance.now() - started) / 1000);
+}
+
 export class Router {
   constructor(private readonly app: TemplatedApp, private readonly hooks: RouterHooks) {}
 
@@ -24,20 +35,7 @@ export class Router {
       ex.route = pattern;
       // uWS delivers a body only to an onData registered before the handler returns.
       if (BODY_METHODS.has(ex.method)) ex.body().catch(() => undefined);
-      const started = observe ? performance.now() : 0;
-      const done = () => observe?.(ex, (performance.now() - started) / 1000);
-      try {
-        const result = handler(ex);
-        if (result instanceof Promise) {
-          result.then(done, (err) => {
-            onError(ex, err);
-            done();
-          });
-        } else done();
-      } catch (err) {
-        onError(ex, err);
-        done();
-      }
+      void run(handler, ex, onError, observe);
     });
     return this;
   }
