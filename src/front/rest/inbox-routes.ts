@@ -55,8 +55,9 @@ export function inboxRoutes(router: Router, deps: Deps): void {
     })
     .add('get', '/v1/inboxes/:address/messages/wait', async (ex) => {
       const who = await caller(deps, ex);
-      const timeoutS = intInRange(ex.query.get('timeout'), 'timeout', 10, 60, WAIT_DEFAULT_S);
-      const since = optionalSince(ex.query.get('since'));
+      const query = ex.query;
+      const timeoutS = intInRange(query.get('timeout'), 'timeout', 10, 60, WAIT_DEFAULT_S);
+      const since = optionalSince(query.get('since'));
       const result = await messages.waitForMessage(deps, who, address(ex), { since, timeoutMs: timeoutS * 1000, match: 'any', signal: ex.signal });
       ok(ex, 200, result.timed_out ? { timed_out: true, data: null } : { timed_out: false, data: toSummary(result.message) });
     })

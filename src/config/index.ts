@@ -1,2 +1,0 @@
-export * from './config.js';
-export * from './plans.js';
