@@ -81,6 +81,6 @@ test('dashboard - a Free account sees why custom domains are unavailable', async
   await page.waitForSelector('#plan:has-text("free plan")');
   await page.click('nav button[data-tab="domains"]');
   await page.waitForSelector('#domain-error:has-text("not available on the Free plan")');
-  t.pass();
+  t.regex((await page.textContent('#domain-error')) ?? '', /Growth or Enterprise is required/);
   await page.close();
 });

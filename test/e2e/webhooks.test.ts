@@ -136,8 +136,9 @@ test.serial('webhooks - 10 consecutive failed notifications disable the webhook;
   const relisted = ((await (await svc.api(acct.api_key, 'GET', '/v1/webhooks')).json()) as Json).data.find((w: Json) => w._id === reg.id);
   t.is(relisted.failureCount, 0);
   await sendMail(svc.smtpPort, { to: address, subject: 'back', text: 'x' });
-  await until(() => deliveriesFor(address).some((d) => JSON.parse(d.body).message.subject === 'back' && d.status === 200));
-  t.pass();
+  const back = () => deliveriesFor(address).some((d) => JSON.parse(d.body).message.subject === 'back' && d.status === 200);
+  await until(back);
+  t.true(back(), 'the re-activated webhook delivers again');
 });
 
 test.serial('webhooks - killed with a retry pending and restarted: the notification arrives, once', async (t) => {
