@@ -52,6 +52,10 @@ export interface SmtpIngress {
   close(): Promise<void>;
 }
 
+function inboxGone(result: PromiseSettledResult<unknown>): boolean {
+  return result.status === 'rejected' && result.reason instanceof MailcueError && result.reason.code === 'inbox_not_found';
+}
+
 function readAll(stream: SMTPServerDataStream): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -121,13 +125,11 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         const results = await Promise.allSettled(
           recipients.map((address) => cluster.call({ type: 'inbox.deliver', address, message, raw }, { timeoutMs: 30_000 })),
         );
-        const gone = recipients.filter((address, i) => {
-          const r = results[i]!;
-          return r.status === 'rejected' && r.reason instanceof MailcueError && r.reason.code === 'inbox_not_found';
-        });
+        // An inbox deleted since RCPT is skipped; any other failure fails the whole message (451).
+        const gone = recipients.filter((_, i) => inboxGone(results[i]!));
         for (const address of gone) recent.forget(address);
-        const failed = results.find((r) => r.status === 'rejected' && !(r.reason instanceof MailcueError && r.reason.code === 'inbox_not_found'));
-        if (failed) throw (failed as PromiseRejectedResult).reason;
+        const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !inboxGone(r));
+        if (failed) throw failed.reason;
         const delivered = recipients.length - gone.length;
         metrics.messagesReceived.inc(delivered);
         // Inboxes deleted since RCPT: refused only when none of the recipients could take it.

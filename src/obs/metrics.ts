@@ -31,23 +31,24 @@ export class Metrics {
 
   // Labelled children are looked up once per label set: hashing labels on every observation
   // showed in the request path's profile.
-  private readonly children = new Map<string, { inc(): void } | { observe(v: number): void }>();
-
-  private child<T>(key: string, make: () => T): T {
-    let c = this.children.get(key) as T | undefined;
-    if (!c) {
-      c = make();
-      this.children.set(key, c as never);
-    }
-    return c;
-  }
+  private readonly answered = new Map<string, { inc(): void }>();
+  private readonly durations = new Map<string, { observe(v: number): void }>();
+  private readonly shardCalls = [new Map<string, { observe(v: number): void }>(), new Map<string, { observe(v: number): void }>()];
 
   requestAnswered(method: string, route: string, status: number, seconds: number): void {
-    this.child(`r:${method}:${route}:${status}`, () => this.httpRequests.labels(method, route, String(status))).inc();
-    this.child(`d:${route}`, () => this.httpDuration.labels(route)).observe(seconds);
+    const key = `${method} ${route} ${status}`;
+    let counter = this.answered.get(key);
+    if (!counter) this.answered.set(key, (counter = this.httpRequests.labels(method, route, String(status))));
+    counter.inc();
+    let histogram = this.durations.get(route);
+    if (!histogram) this.durations.set(route, (histogram = this.httpDuration.labels(route)));
+    histogram.observe(seconds);
   }
 
   shardCall(command: string, seconds: number, ok: boolean): void {
-    this.child(`g:${command}:${ok}`, () => this.shardCallSeconds.labels(command, ok ? '1' : '0')).observe(seconds);
+    const byCommand = this.shardCalls[ok ? 1 : 0]!;
+    let histogram = byCommand.get(command);
+    if (!histogram) byCommand.set(command, (histogram = this.shardCallSeconds.labels(command, ok ? '1' : '0')));
+    histogram.observe(seconds);
   }
 }

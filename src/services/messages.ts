@@ -2,7 +2,6 @@
 // on the shard owning the inbox.
 import type { WaitResult } from '../actors/inbox-actor.js';
 import type { MessageRecord, MessageSummary } from '../actors/model.js';
-import { toSummary } from '../actors/model.js';
 import { fail } from '../errors/registry.js';
 import type { AttachmentContent } from '../mail/parse-mail.js';
 import type { CancelSignal } from '../util/cancel.js';
@@ -54,4 +53,3 @@ export function waitForMessage(deps: Deps, caller: Caller, address: string, opti
   );
 }
 
-export { toSummary };

@@ -3,6 +3,7 @@
 // against DNS rebinding. A request without Origin (every non-browser client) is allowed.
 import type { Config } from '../../config/config.js';
 import type { Exchange } from '../http/exchange.js';
+import { RpcFailure } from './jsonrpc.js';
 
 const EXPOSE = 'Mcp-Session-Id, WWW-Authenticate, Mcp-Protocol-Version';
 const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID';
@@ -18,6 +19,11 @@ export class Cors {
   originAllowed(ex: Exchange): boolean {
     const origin = ex.header('origin');
     return !origin || this.allowed.has(origin);
+  }
+
+  /** Refuses a foreign Origin with 403 (MCP 2025-11-25: "MUST respond with 403 Forbidden"). */
+  check(ex: Exchange): void {
+    if (!this.originAllowed(ex)) throw new RpcFailure(403, { code: -32000, message: 'Forbidden: Origin not allowed' });
   }
 
   /** Adds the CORS headers to the answer being built. */

@@ -21,6 +21,7 @@ import type { Tool, ToolContext } from './tools/tool.js';
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
 export const SERVER_NAME = 'mailcue';
+export const SERVER_VERSION: string = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
 
 export function negotiateVersion(requested: unknown): string {
   return typeof requested === 'string' && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
@@ -94,14 +95,13 @@ export function initializeResult(requested: unknown) {
   return {
     protocolVersion: negotiateVersion(requested),
     capabilities: { tools: {}, resources: {} },
-    serverInfo: { name: SERVER_NAME, version: PACKAGE_VERSION },
+    serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
     instructions:
       'Mailcue gives you email inboxes. create_and_wait_for_otp makes an inbox and waits for the code sent to it; ' +
       'watch_email waits for the next email on an inbox; extract_otp returns the latest code or verification link.',
   };
 }
 
-const PACKAGE_VERSION: string = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
 
 const INBOX_URI = /^mailcue:\/\/inbox\/(.+)$/;
 

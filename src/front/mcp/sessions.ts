@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../services/deps.js';
 import type { Cancellation } from '../../util/cancel.js';
+import { RpcFailure } from './jsonrpc.js';
 import type { SseStream } from './sse-stream.js';
 
 export interface McpSession {
@@ -20,6 +21,16 @@ export interface McpSession {
 }
 
 const SWEEP_MS = 5_000;
+
+/**
+ * The session a request names, for the account it authenticated as: a missing id is 400, an
+ * unknown one (or another account's) 404, as the Streamable HTTP transport specifies.
+ */
+export function requireSession(sessionId: string | null | undefined, session: McpSession | undefined, accountId: string): McpSession {
+  if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
+  if (!session || session.accountId !== accountId) throw new RpcFailure(404, { code: -32000, message: 'Session not found' });
+  return session;
+}
 
 export class SessionStore {
   private readonly sessions = new Map<string, McpSession>();

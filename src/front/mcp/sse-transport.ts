@@ -18,7 +18,7 @@ async function openStream(env: AgentToolEnv, ex: Exchange): Promise<void> {
   const token = bearerToken(ex, true);
   cors.apply(ex);
   try {
-    if (!cors.originAllowed(ex)) throw new RpcFailure(403, { code: -32000, message: 'Forbidden: Origin not allowed' });
+    cors.check(ex);
     const admitted = await admit(deps, token, { jsonrpc: '2.0', method: 'ping' }, null, false);
     // Refused sessions (cap reached) get 429 before any stream starts.
     const session = await sessions.open(admitted.admission.account.id, 'sse', LEGACY_VERSION, admitted.plan.toolExecution);
@@ -39,7 +39,7 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
   cors.apply(ex);
   let id: JsonRpcId = null;
   try {
-    if (!cors.originAllowed(ex)) throw new RpcFailure(403, { code: -32000, message: 'Forbidden: Origin not allowed' });
+    cors.check(ex);
     if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: sessionId query parameter is required' });
     const session = sessions.get(sessionId);
     if (!session?.stream || session.stream.isClosed) throw new RpcFailure(404, { code: -32000, message: 'Session not found' });

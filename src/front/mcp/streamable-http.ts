@@ -10,9 +10,9 @@ import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
 import type { Cors } from './cors.js';
 import { classify, errorResponse, parseError, RpcFailure, type Incoming, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
-import { admit, execute, initializeResult, planBlock, LATEST_PROTOCOL_VERSION, negotiateVersion, SERVER_NAME, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-server.js';
+import { admit, execute, planBlock, negotiateVersion, SERVER_NAME, SERVER_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-server.js';
 import { asFailure, sendRpcFailure } from './rpc-answer.js';
-import type { McpSession, SessionStore } from './sessions.js';
+import { requireSession, type McpSession, type SessionStore } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 
 const SESSION_HEADER = 'Mcp-Session-Id';
@@ -42,10 +42,6 @@ function versionHeaderProblem(ex: Exchange): RpcFailure | null {
   return new RpcFailure(400, { code: -32000, message: `Bad Request: Unsupported protocol version: ${v} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})` });
 }
 
-function forbiddenOrigin(): RpcFailure {
-  return new RpcFailure(403, { code: -32000, message: 'Forbidden: Origin not allowed' });
-}
-
 /** Protocol versions are dates, so they compare as strings. */
 function versionAtLeast(version: string, min: string): boolean {
   return version >= min;
@@ -60,7 +56,7 @@ async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
   cors.apply(ex);
   let id: JsonRpcId = null;
   try {
-    if (!cors.originAllowed(ex)) throw forbiddenOrigin();
+    cors.check(ex);
     const versionProblem = versionHeaderProblem(ex);
     if (versionProblem) throw versionProblem;
     const contentType = ex.header('content-type');
@@ -102,9 +98,7 @@ async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
       ex.sendJson(200, { jsonrpc: '2.0', id, result }, [[SESSION_HEADER, opened.id]]);
       return;
     }
-    if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
-    if (!session || session.accountId !== accountId) throw new RpcFailure(404, { code: -32000, message: 'Session not found' });
-    await answerRequest(env, ex, session, admitted, message, id!, acceptsSse);
+    await answerRequest(env, ex, requireSession(sessionId, session, accountId), admitted, message, id!, acceptsSse);
   } catch (err) {
     sendRpcFailure(ex, deps.config, 'mcp', id, err, sessionId ? [[SESSION_HEADER, sessionId]] : []);
   }
@@ -159,15 +153,15 @@ async function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
   const accept = (ex.header('accept') ?? '').toLowerCase();
   cors.apply(ex);
   try {
-    if (!cors.originAllowed(ex)) throw forbiddenOrigin();
-    const session = sessions.get(sessionId);
-    const admitted = await admit(deps, token, { jsonrpc: '2.0', method: 'ping' }, session ?? null, false);
+    cors.check(ex);
+    const found = sessions.get(sessionId);
+    const admitted = await admit(deps, token, { jsonrpc: '2.0', method: 'ping' }, found ?? null, false);
     if (!accept.includes('text/event-stream')) {
       const plan = admitted.plan;
       const block = plan.toolExecution ? {} : { error: planBlock(plan).message, upgrade: 'Growth required' };
       ex.sendJson(200, {
         name: SERVER_NAME,
-        version: initializeResult(LATEST_PROTOCOL_VERSION).serverInfo.version,
+        version: SERVER_VERSION,
         protocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
         transports: { 'streamable-http': `${deps.config.mcpUrl}/mcp`, sse: `${deps.config.mcpUrl}/sse` },
         plan: plan.name,
@@ -176,8 +170,7 @@ async function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
       });
       return;
     }
-    if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
-    if (!session || session.accountId !== admitted.admission.account.id) throw new RpcFailure(404, { code: -32000, message: 'Session not found' });
+    const session = requireSession(sessionId, found, admitted.admission.account.id);
     if (session.stream && !session.stream.isClosed) throw new RpcFailure(409, { code: -32000, message: 'Conflict: Only one SSE stream is allowed per session' });
     const stream = new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs);
     session.stream = stream;
@@ -196,12 +189,10 @@ async function handleDelete(env: AgentToolEnv, ex: Exchange): Promise<void> {
   const sessionId = ex.header('mcp-session-id');
   cors.apply(ex);
   try {
-    if (!cors.originAllowed(ex)) throw forbiddenOrigin();
-    const session = sessions.get(sessionId);
-    const admitted = await admit(deps, token, { jsonrpc: '2.0', method: 'ping' }, session ?? null, false);
-    if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
-    if (!session || session.accountId !== admitted.admission.account.id) throw new RpcFailure(404, { code: -32000, message: 'Session not found' });
-    sessions.close(session.id);
+    cors.check(ex);
+    const found = sessions.get(sessionId);
+    const admitted = await admit(deps, token, { jsonrpc: '2.0', method: 'ping' }, found ?? null, false);
+    sessions.close(requireSession(sessionId, found, admitted.admission.account.id).id);
     ex.sendJson(200, { success: true, message: 'Session ended' });
   } catch (err) {
     sendRpcFailure(ex, deps.config, 'mcp', null, err);
