@@ -185,6 +185,11 @@ test('errors - 550 unknown recipient, 552 oversize, 401, 404 for another account
   t.is(foreign.status, 404);
   t.is((await json(foreign)).error, 'inbox_not_found');
 
+  const badEncoding = await svc.api(key, 'GET', '/v1/inboxes/%E0%A4%A/messages');
+  t.is(badEncoding.status, 404);
+  t.is((await json(badEncoding)).error, 'inbox_not_found');
+  t.is((await fetch(`${svc.baseUrl}/livez`)).status, 200, 'the service is still up');
+
   const malformed = await fetch(`${svc.baseUrl}/v1/inboxes`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{nope' });
   t.is(malformed.status, 400);
   t.is((await json(malformed)).error, 'invalid_json');

@@ -21,6 +21,15 @@ const READ_HEADERS = [
 ] as const;
 type ReadHeader = (typeof READ_HEADERS)[number];
 
+/** A path segment, percent-decoded; malformed encoding is kept as sent (it then names nothing). */
+function decodePathParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 export class Exchange {
   readonly method: string;
   readonly path: string;
@@ -46,7 +55,7 @@ export class Exchange {
     // Only the headers Mailcue reads are kept: a parked long-poll should not hold the rest.
     this.headers = READ_HEADERS.map((name) => req.getHeader(name));
     this.params = [];
-    for (let i = 0; i < paramCount; i++) this.params.push(decodeURIComponent(req.getParameter(i) ?? ''));
+    for (let i = 0; i < paramCount; i++) this.params.push(decodePathParam(req.getParameter(i) ?? ''));
     res.onAborted(() => {
       this.finished = true;
       this.aborted = true;

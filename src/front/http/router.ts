@@ -31,7 +31,14 @@ export class Router {
     const paramCount = (pattern.match(/\/:/g) ?? []).length;
     const { onError, observe } = this.hooks;
     this.app[method](pattern, (res, req) => {
-      const ex = new Exchange(res, req, paramCount);
+      let ex: Exchange;
+      try {
+        ex = new Exchange(res, req, paramCount);
+      } catch {
+        // An exception thrown into uWS's native callback would end the process: answer instead.
+        res.cork(() => res.writeStatus('400 Bad Request').end());
+        return;
+      }
       ex.route = pattern;
       // uWS delivers a body only to an onData registered before the handler returns.
       if (BODY_METHODS.has(ex.method)) ex.body().catch(() => undefined);

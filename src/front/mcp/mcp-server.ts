@@ -105,6 +105,17 @@ export function initializeResult(requested: unknown) {
 
 const INBOX_URI = /^mailcue:\/\/inbox\/(.+)$/;
 
+/** The inbox a `mailcue://inbox/<address>` resource names, or null. */
+function inboxOfUri(uri: string): string | null {
+  const encoded = INBOX_URI.exec(uri)?.[1];
+  if (!encoded) return null;
+  try {
+    return normalizeAddress(decodeURIComponent(encoded))?.address ?? null;
+  } catch {
+    return null; // malformed percent-encoding
+  }
+}
+
 async function runTool(ctx: ExecuteContext, tool: Tool<any>, args: Record<string, unknown>, progressToken: unknown) {
   const toolCtx: ToolContext = {
     deps: ctx.deps,
@@ -156,7 +167,7 @@ export async function execute(ctx: ExecuteContext, message: JsonRpcRequest): Pro
     case 'resources/read': {
       const uri = message.params?.uri;
       if (typeof uri !== 'string') throw invalidParams('Missing required parameter: uri');
-      const address = normalizeAddress(INBOX_URI.exec(uri)?.[1] ? decodeURIComponent(INBOX_URI.exec(uri)![1]!) : '')?.address;
+      const address = inboxOfUri(uri);
       try {
         if (!address) fail('inbox_not_found', `Resource ${uri} not found`);
         const messages = await listMessages(deps, caller, address, 10, false);
