@@ -91,7 +91,14 @@ async function formBody(ex: Exchange): Promise<URLSearchParams> {
 /** client_id from the form, or from HTTP Basic credentials (RFC 6749 §2.3.1). */
 function clientIdOf(ex: Exchange, form: URLSearchParams): string | null {
   const basic = /^Basic\s+(\S+)$/i.exec(ex.header('authorization') ?? '');
-  if (basic) return decodeURIComponent(Buffer.from(basic[1]!, 'base64').toString('utf8').split(':')[0] ?? '');
+  if (basic) {
+    const user = Buffer.from(basic[1]!, 'base64').toString('utf8').split(':')[0] ?? '';
+    try {
+      return decodeURIComponent(user);
+    } catch {
+      return null; // not a client id we could have issued: answered as invalid_client
+    }
+  }
   return form.get('client_id');
 }
 
