@@ -1,13 +1,13 @@
 // OAuthActor: authorization codes, access and refresh tokens of one account, kept on the account's
 // shard and stored only as SHA-256 hashes. The front mints the secrets and sends their hashes; the
-// shard checks PKCE, expiry and single use in one transaction.
+// shard checks PKCE, expiry, single use and the account's credential generation (a key rotation
+// revokes everything issued before it) in one transaction, and purges what has expired.
 import { createHash } from 'node:crypto';
 import { fail } from '../errors/registry.js';
 import type { OAuthCommand } from './commands.js';
 import type { ActorContext } from './context.js';
 
 export const ACCESS_TOKEN_TTL_MS = 3_600_000;
-export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3_600_000;
 
 export interface TokenRecord {
   account_id: string;
@@ -18,6 +18,8 @@ export interface TokenRecord {
   code_challenge?: string;
   redirect_uri?: string | null;
   resource?: string | null;
+  /** The account's credential generation when issued; absent on records older than rotation. */
+  generation?: number;
 }
 
 export interface IssuedTokens {
@@ -30,7 +32,13 @@ function s256(verifier: string): string {
 }
 
 export class OAuthActor {
-  constructor(private readonly ctx: ActorContext) {}
+  /** `generationOf` answers the account's current credential generation, -1 for no account. */
+  constructor(private readonly ctx: ActorContext, private readonly generationOf: (accountId: string) => number) {}
+
+  private current(record: TokenRecord | undefined, accountId: string, kind: TokenRecord['kind']): record is TokenRecord {
+    return !!record && record.kind === kind && record.account_id === accountId && record.expires_at > this.ctx.now()
+      && (record.generation ?? 0) === this.generationOf(accountId);
+  }
 
   private get tokens() {
     return this.ctx.store.db<TokenRecord>('oauth_tokens');
@@ -38,11 +46,14 @@ export class OAuthActor {
 
   handle(cmd: OAuthCommand): unknown {
     switch (cmd.type) {
-      case 'oauth.issue_code':
+      case 'oauth.issue_code': {
+        const generation = this.generationOf(cmd.accountId);
+        if (generation < 0) fail('invalid_grant', 'No such client');
         return this.tokens.put(cmd.codeHash, {
           account_id: cmd.accountId, kind: 'auth_code', expires_at: this.ctx.now() + this.ctx.config.oauthCodeTtlMs, scope: 'mcp',
-          code_challenge: cmd.codeChallenge, redirect_uri: cmd.redirectUri, resource: cmd.resource,
+          code_challenge: cmd.codeChallenge, redirect_uri: cmd.redirectUri, resource: cmd.resource, generation,
         }).then(() => ({ expires_in: this.ctx.config.oauthCodeTtlMs / 1000 }));
+      }
       case 'oauth.redeem_code':
         return this.redeem(cmd);
       case 'oauth.refresh':
@@ -50,11 +61,17 @@ export class OAuthActor {
     }
   }
 
-  private issue(accountId: string, accessHash: string, refreshHash: string): IssuedTokens {
+  /**
+   * Tokens of a grant that ends at `grantEnds`: the refresh token keeps that absolute end however
+   * often it is refreshed, and no access token outlives it.
+   */
+  private issue(accountId: string, accessHash: string, refreshHash: string, grantEnds: number): IssuedTokens {
     const now = this.ctx.now();
-    this.tokens.put(accessHash, { account_id: accountId, kind: 'access_token', expires_at: now + ACCESS_TOKEN_TTL_MS, scope: 'mcp' });
-    this.tokens.put(refreshHash, { account_id: accountId, kind: 'refresh_token', expires_at: now + REFRESH_TOKEN_TTL_MS, scope: 'mcp' });
-    return { scope: 'mcp', expires_in: ACCESS_TOKEN_TTL_MS / 1000 };
+    const generation = this.generationOf(accountId);
+    const accessEnds = Math.min(now + ACCESS_TOKEN_TTL_MS, grantEnds);
+    this.tokens.put(accessHash, { account_id: accountId, kind: 'access_token', expires_at: accessEnds, scope: 'mcp', generation });
+    this.tokens.put(refreshHash, { account_id: accountId, kind: 'refresh_token', expires_at: grantEnds, scope: 'mcp', generation });
+    return { scope: 'mcp', expires_in: Math.max(1, Math.floor((accessEnds - now) / 1000)) };
   }
 
   private redeem(cmd: Extract<OAuthCommand, { type: 'oauth.redeem_code' }>): Promise<IssuedTokens> {
@@ -63,22 +80,38 @@ export class OAuthActor {
       // Single use: the code is gone whatever the outcome, so a replay never succeeds.
       if (code) this.tokens.remove(cmd.codeHash);
       if (!code || code.kind !== 'auth_code' || code.account_id !== cmd.accountId) fail('invalid_grant', 'The authorization code is invalid or was already used');
-      if (code.expires_at <= this.ctx.now()) fail('invalid_grant', 'The authorization code has expired');
+      if (!this.current(code, cmd.accountId, 'auth_code')) fail('invalid_grant', 'The authorization code has expired or was revoked');
       if (s256(cmd.codeVerifier) !== code.code_challenge) fail('invalid_grant', 'code_verifier does not match the code_challenge');
       if (code.redirect_uri && code.redirect_uri !== cmd.redirectUri) fail('invalid_grant', 'redirect_uri does not match the one sent to /authorize');
-      return this.issue(cmd.accountId, cmd.accessHash, cmd.refreshHash);
+      return this.issue(cmd.accountId, cmd.accessHash, cmd.refreshHash, this.ctx.now() + this.ctx.config.oauthGrantTtlMs);
     });
   }
 
   private refresh(cmd: Extract<OAuthCommand, { type: 'oauth.refresh' }>): Promise<IssuedTokens> {
     return this.ctx.store.transaction(() => {
       const token = this.tokens.get(cmd.refreshHash);
-      if (!token || token.kind !== 'refresh_token' || token.account_id !== cmd.accountId || token.expires_at <= this.ctx.now()) {
-        fail('invalid_grant', 'The refresh token is invalid or expired');
-      }
-      // Rotation: the used refresh token is replaced by the new one.
+      if (!this.current(token, cmd.accountId, 'refresh_token')) fail('invalid_grant', 'The refresh token is invalid, expired or revoked');
+      // Rotation: the used refresh token is replaced by the new one, which ends with the grant.
       this.tokens.remove(cmd.refreshHash);
-      return this.issue(cmd.accountId, cmd.accessHash, cmd.newRefreshHash);
+      return this.issue(cmd.accountId, cmd.accessHash, cmd.newRefreshHash, token.expires_at);
     });
+  }
+
+  /** Removes expired codes and tokens, and those of a rotated-out key; answers how many. */
+  purge(): Promise<number> {
+    return this.ctx.store.transaction(() => {
+      const now = this.ctx.now();
+      let removed = 0;
+      for (const { key, value } of this.tokens.getRange()) {
+        if (value.expires_at > now && (value.generation ?? 0) === this.generationOf(value.account_id)) continue;
+        this.tokens.remove(key);
+        removed++;
+      }
+      return removed;
+    });
+  }
+
+  get records(): number {
+    return (this.tokens.getStats() as { entryCount: number }).entryCount;
   }
 }

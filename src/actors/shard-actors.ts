@@ -17,6 +17,12 @@ export interface ShardStats {
   parked_waiters: number;
   inboxes: number;
   messages: number;
+  /** OAuth codes and tokens stored (expired ones go at the next purge). */
+  oauth_records: number;
+  /** Agent-tool sessions counted on this shard. */
+  open_sessions: number;
+  /** Commands dispatched since start, by type: shows from outside what work a request caused. */
+  commands: Record<string, number>;
 }
 
 export class ShardActors {
@@ -26,6 +32,8 @@ export class ShardActors {
   readonly domains: DomainActor;
   readonly oauth: OAuthActor;
   readonly webhooks: WebhookActor;
+  private readonly commands = new Map<string, number>();
+  private readonly purger: NodeJS.Timeout;
 
   constructor(shardId: number, config: Config, dataDir: string, masterKey: string) {
     const store: ShardStore = openShardStore(dataDir);
@@ -35,16 +43,24 @@ export class ShardActors {
     this.accounts = new AccountActor(this.ctx);
     this.inboxes = new InboxActor(this.ctx);
     this.domains = new DomainActor(this.ctx);
-    this.oauth = new OAuthActor(this.ctx);
+    this.oauth = new OAuthActor(this.ctx, (id) => this.accounts.generation(id));
     this.webhooks = new WebhookActor(this.ctx);
     // The outbox entry commits with the message; sending starts once the commit is durable.
     this.inboxes.inTransaction.push((message) => this.webhooks.enqueue(message));
     this.inboxes.inboxDropped.push((address) => this.webhooks.dropInbox(address));
     this.inboxes.afterCommit.push(() => this.webhooks.schedule(0));
     this.webhooks.start();
+    this.purger = setInterval(() => void this.purge(), config.purgeIntervalMs);
+    this.purger.unref();
+  }
+
+  /** Expired OAuth records, idle sessions and past rate windows go (DESIGN §7). */
+  async purge(): Promise<number> {
+    return this.accounts.purge() + (await this.oauth.purge());
   }
 
   dispatch(command: Command, scope: RequestScope): unknown {
+    this.commands.set(command.type, (this.commands.get(command.type) ?? 0) + 1);
     const [family] = command.type.split('.', 1);
     switch (family) {
       case 'account':
@@ -71,11 +87,15 @@ export class ShardActors {
       parked_waiters: this.ctx.waiters.size,
       inboxes: (this.ctx.store.inboxes.getStats() as { entryCount: number }).entryCount,
       messages: (this.ctx.store.messages.getStats() as { entryCount: number }).entryCount,
+      oauth_records: this.oauth.records,
+      open_sessions: this.accounts.openSessions,
+      commands: Object.fromEntries(this.commands),
     };
   }
 
   /** Graceful stop: answer parked waiters, then flush and close LMDB. */
   async close(): Promise<void> {
+    clearInterval(this.purger);
     this.ctx.waiters.drain();
     this.accounts.flush();
     await this.webhooks.stop();

@@ -7,6 +7,8 @@ import type { Logger } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { WorkPool } from '../pool/work-pool.js';
 import { Cluster } from '../rpc/cluster.js';
+import { NoticeListener } from '../rpc/notices.js';
+import { AdmittedCredentials } from '../security/admitted-credentials.js';
 import type { Deps } from '../services/deps.js';
 import { opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
@@ -40,14 +42,26 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
   const cluster = new Cluster(shards, (command, seconds, ok) => metrics.shardCall(command, seconds, ok));
   await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
   const pool = new WorkPool(config.poolThreads);
-  const deps: Deps = { config, cluster, pool, log };
+  // Rotations and plan changes pushed by the shards; `sessions` is set below, before any request.
+  let sessions: SessionStore | null = null;
+  const notices = new NoticeListener(
+    shards,
+    (notice) => {
+      metrics.notices.labels(notice.kind).inc();
+      admitted.changed(notice.account_id, notice.generation);
+      if (notice.kind === 'rotated') sessions?.closeAccount(notice.account_id);
+    },
+    (shard) => admitted.forgetShard(shard),
+  );
+  const admitted = new AdmittedCredentials((accountId) => cluster.ring.shardFor(accountId), (shard) => notices.listening(shard));
+  const deps: Deps = { config, cluster, pool, log, admitted };
 
   const app = uWS.App();
   const router = new Router(app, {
     onError: (ex, err) => sendRestError(ex, err, log),
     observe: (ex, seconds) => metrics.requestAnswered(ex.method, ex.route, ex.status, seconds),
   });
-  const sessions = new SessionStore(deps);
+  sessions = new SessionStore(deps);
   const cors = new Cors(config);
   const capMs = config.agentConnectionMaxMs;
   const agentTools: AgentToolEnv = {
@@ -95,8 +109,9 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
       await cluster.drainWaits(DRAIN_TIMEOUT_MS);
       // Let the answers of the drained long-polls reach their sockets.
       await new Promise((r) => setTimeout(r, 50));
-      sessions.stop();
+      sessions!.stop();
       await smtpClosed;
+      notices.close();
       cluster.close();
       await pool.close();
     },

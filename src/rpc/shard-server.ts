@@ -1,6 +1,7 @@
 // The shard's gRPC server: unpacks envelopes from the Mailbox streams (and unary Call), dispatches
 // them to the actors, and writes replies. A cancel envelope, or the stream going away, aborts the
 // request, which frees any waiter it parked.
+import type { AccountNotice } from '../actors/account-actor.js';
 import type { ShardActors } from '../actors/shard-actors.js';
 import type { Command } from '../actors/commands.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
@@ -40,9 +41,31 @@ function run(actors: ShardActors, env: Envelope, cancel: Cancellation, log: Logg
   }
 }
 
+const noticeStreams = new WeakMap<grpc.Server, Set<grpc.ServerWritableStream<unknown, AccountNotice>>>();
+
+/** Ends the fronts' Notices streams, which would otherwise hold a graceful shutdown open. */
+export function endNoticeStreams(server: grpc.Server): void {
+  for (const call of noticeStreams.get(server) ?? []) call.end();
+}
+
 export function createShardServer(actors: ShardActors, log: Logger): grpc.Server {
   const server = new grpc.Server(CHANNEL_OPTIONS);
+  // Every front's Notices stream: rotations and plan changes of this shard's accounts reach them all.
+  const listeners = new Set<grpc.ServerWritableStream<unknown, AccountNotice>>();
+  noticeStreams.set(server, listeners);
+  actors.accounts.changed.push((notice) => {
+    for (const call of listeners) call.write(notice);
+  });
   server.addService(ShardService.service, {
+    Notices(call: grpc.ServerWritableStream<unknown, AccountNotice>) {
+      listeners.add(call);
+      // Headers now tell the front it is registered, so no later notice can be missed.
+      call.sendMetadata(new grpc.Metadata());
+      const drop = () => listeners.delete(call);
+      call.on('cancelled', drop);
+      call.on('error', drop);
+      call.on('close', drop);
+    },
     Mailbox(call: grpc.ServerDuplexStream<EnvelopeBatch, ReplyBatch>) {
       const inFlight = new Map<number, Cancellation>();
       let open = true;

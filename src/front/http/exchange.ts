@@ -4,6 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import { MailcueError } from '../../errors/registry.js';
 import { Cancellation, type CancelSignal } from '../../util/cancel.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import type { HttpRequest, HttpResponse } from './uws.js';
 
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -68,6 +69,11 @@ export class Exchange {
     return new URLSearchParams(this.rawQuery);
   }
 
+  /** The client's IP address as text; read it before the first await (uWS rule). */
+  get remoteAddress(): string {
+    return this.finished ? '' : Buffer.from(this.res.getRemoteAddressAsText()).toString('latin1');
+  }
+
   /** RateLimit-* values, written as headers when the answer goes out. */
   rateLimit: { limit: number; remaining: number; reset: number } | null = null;
 
@@ -124,8 +130,10 @@ export class Exchange {
   async json(limit = MAX_JSON_BODY_BYTES): Promise<unknown> {
     const raw = await this.body(limit);
     if (raw.length === 0) return undefined;
+    const text = raw.toString('utf8');
+    if (nestsDeeperThan(text)) throw new MailcueError('invalid_json', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
     try {
-      return JSON.parse(raw.toString('utf8'));
+      return JSON.parse(text);
     } catch {
       throw new MailcueError('invalid_json', 'The request body is not valid JSON');
     }

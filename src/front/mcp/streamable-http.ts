@@ -9,10 +9,10 @@ import { bearerToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
 import type { Cors } from './cors.js';
-import { classify, errorResponse, parseError, RpcFailure, type Incoming, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
+import { classify, errorResponse, parseBody, parseError, RpcFailure, type Incoming, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
 import { admit, execute, planBlock, negotiateVersion, SERVER_NAME, SERVER_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-server.js';
 import { asFailure, sendRpcFailure } from './rpc-answer.js';
-import { requireSession, type McpSession, type SessionStore } from './sessions.js';
+import type { McpSession, SessionStore } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 
 const SESSION_HEADER = 'Mcp-Session-Id';
@@ -63,17 +63,16 @@ async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
     if (contentType && !contentType.toLowerCase().includes('application/json')) {
       throw new RpcFailure(415, { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' });
     }
-    let body: unknown;
+    let raw: Buffer;
     try {
-      const raw = await ex.body(MAX_BODY_BYTES);
-      body = JSON.parse(raw.toString('utf8'));
+      raw = await ex.body(MAX_BODY_BYTES);
     } catch (err) {
       if (err instanceof MailcueError && err.code === 'payload_too_large') {
         throw new RpcFailure(413, { code: -32600, message: 'Invalid Request', data: `The body exceeds ${MAX_BODY_BYTES} bytes` });
       }
       throw parseError();
     }
-    const incoming: Incoming = classify(body);
+    const incoming: Incoming = classify(parseBody(raw.toString('utf8')));
     if (incoming.kind === 'request') id = incoming.message.id;
     if (incoming.kind === 'response') {
       ex.send(202, '', null);
@@ -87,18 +86,18 @@ async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
     const accountId = admitted.admission.account.id;
 
     if (incoming.kind === 'notification') {
-      if (session && session.accountId === accountId) notification(session, message);
+      if (session && session.accountId === accountId && session.generation === admitted.admission.generation) notification(session, message);
       ex.send(202, '', null);
       return;
     }
     if (isInit) {
       const version = negotiateVersion(message.params?.protocolVersion);
-      const opened = await sessions.open(accountId, 'streamable-http', version, admitted.plan.toolExecution);
+      const opened = await sessions.open(admitted.admission, 'streamable-http', version);
       const result = await execute({ deps, admitted, session: opened, signal: ex.signal, maxWaitMs: env.maxWaitMs, notify: null }, message);
       ex.sendJson(200, { jsonrpc: '2.0', id, result }, [[SESSION_HEADER, opened.id]]);
       return;
     }
-    await answerRequest(env, ex, requireSession(sessionId, session, accountId), admitted, message, id!, acceptsSse);
+    await answerRequest(env, ex, sessions.require(sessionId, session, admitted.admission), admitted, message, id!, acceptsSse);
   } catch (err) {
     sendRpcFailure(ex, deps.config, 'mcp', id, err, sessionId ? [[SESSION_HEADER, sessionId]] : []);
   }
@@ -170,7 +169,7 @@ async function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
       });
       return;
     }
-    const session = requireSession(sessionId, found, admitted.admission.account.id);
+    const session = sessions.require(sessionId, found, admitted.admission);
     if (session.stream && !session.stream.isClosed) throw new RpcFailure(409, { code: -32000, message: 'Conflict: Only one SSE stream is allowed per session' });
     const stream = new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs);
     session.stream = stream;
@@ -191,8 +190,9 @@ async function handleDelete(env: AgentToolEnv, ex: Exchange): Promise<void> {
   try {
     cors.check(ex);
     const found = sessions.get(sessionId);
-    const admitted = await admit(deps, token, { jsonrpc: '2.0', method: 'ping' }, found ?? null, false);
-    sessions.close(requireSession(sessionId, found, admitted.admission.account.id).id);
+    // Ending a session is not metered: a rate-limited client must still be able to free its slot.
+    const admitted = await admit(deps, token, { jsonrpc: '2.0', method: 'ping' }, found ?? null, false, { kind: 'none' });
+    sessions.close(sessions.require(sessionId, found, admitted.admission).id);
     ex.sendJson(200, { success: true, message: 'Session ended' });
   } catch (err) {
     sendRpcFailure(ex, deps.config, 'mcp', null, err);
