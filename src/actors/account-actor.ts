@@ -5,22 +5,10 @@ import type { Plan } from '../config/plans.js';
 import { fail } from '../errors/registry.js';
 import { hashesEqual, sha256Hex } from '../security/credentials.js';
 import { prefixRange } from '../storage/shard-store.js';
-import type { AccountCommand, Meter } from './commands.js';
+import type { AccountCommand, Meter } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
-import { toAccountView, type AccountRecord, type AccountView } from './model.js';
-
-export interface RateState {
-  limit: number;
-  remaining: number;
-  reset_s: number;
-}
-
-export interface Admission {
-  account: AccountView;
-  rate: RateState;
-  /** Present for tool calls: the credits left after this one. */
-  credits_left?: number;
-}
+import { toAccountView, type AccountRecord, type AccountView } from '../contract/model.js';
+import type { Admission } from '../contract/results.js';
 
 interface Window {
   minute: number;

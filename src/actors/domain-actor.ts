@@ -3,18 +3,9 @@
 import { fail } from '../errors/registry.js';
 import { prefixRange } from '../storage/shard-store.js';
 import { randomHex } from '../util/ids.js';
-import type { DomainCommand } from './commands.js';
+import type { DomainCommand } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
-
-export interface DomainRecord {
-  domain: string;
-  account_id: string;
-  /** 32 lowercase hex characters, unique per domain and account. */
-  token: string;
-  verified: boolean;
-  added_at: string;
-  verified_at: string | null;
-}
+import type { DomainRecord } from '../contract/model.js';
 
 export class DomainActor {
   constructor(private readonly ctx: ActorContext) {}

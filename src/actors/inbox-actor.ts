@@ -3,12 +3,11 @@
 import { fail, MailcueError } from '../errors/registry.js';
 import { prefixRange } from '../storage/shard-store.js';
 import { newMessageId } from '../util/ids.js';
-import type { InboxCommand, MessageCommand } from './commands.js';
-import type { ActorContext, RequestScope } from './context.js';
-import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from './model.js';
+import type { InboxCommand, MessageCommand } from '../contract/commands.js';
+import type { ActorContext } from './context.js';
+import type { RequestScope, WaitResult } from '../contract/results.js';
+import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from '../contract/model.js';
 import type { WaitOutcome, Waiter } from './waiters.js';
-
-export type WaitResult = { timed_out: false; message: MessageRecord } | { timed_out: true; message: null };
 
 export class InboxActor {
   /** Run inside the delivery transaction (the webhook outbox commits with the message). */

@@ -3,8 +3,9 @@
 // shard checks PKCE, expiry and single use in one transaction.
 import { createHash } from 'node:crypto';
 import { fail } from '../errors/registry.js';
-import type { OAuthCommand } from './commands.js';
+import type { OAuthCommand } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
+import type { IssuedTokens } from '../contract/results.js';
 
 export const ACCESS_TOKEN_TTL_MS = 3_600_000;
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3_600_000;
@@ -18,11 +19,6 @@ export interface TokenRecord {
   code_challenge?: string;
   redirect_uri?: string | null;
   resource?: string | null;
-}
-
-export interface IssuedTokens {
-  scope: string;
-  expires_in: number;
 }
 
 function s256(verifier: string): string {

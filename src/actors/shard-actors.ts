@@ -4,20 +4,14 @@ import type { Config } from '../config/config.js';
 import { Sealer } from '../security/sealer.js';
 import { openShardStore, type ShardStore } from '../storage/shard-store.js';
 import { AccountActor } from './account-actor.js';
-import type { Command } from './commands.js';
-import type { ActorContext, RequestScope } from './context.js';
+import type { Command } from '../contract/commands.js';
+import type { ActorContext } from './context.js';
+import type { RequestScope, ShardStats } from '../contract/results.js';
 import { DomainActor } from './domain-actor.js';
 import { InboxActor } from './inbox-actor.js';
 import { OAuthActor } from './oauth-actor.js';
 import { WebhookActor } from './webhook-actor.js';
 import { WaiterRegistry } from './waiters.js';
-
-export interface ShardStats {
-  shard: number;
-  parked_waiters: number;
-  inboxes: number;
-  messages: number;
-}
 
 export class ShardActors {
   readonly ctx: ActorContext;

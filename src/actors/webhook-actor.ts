@@ -8,24 +8,14 @@ import { randomHex } from '../util/ids.js';
 import { SigningPool } from '../pool/signing-pool.js';
 import { HttpsSender, type AttemptResult } from '../webhooks/https-sender.js';
 import { newMessageBody } from '../webhooks/payload.js';
-import type { WebhookCommand } from './commands.js';
+import type { WebhookCommand } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
-import type { MessageRecord } from './model.js';
+import type { DeliveryLog, MessageRecord, WebhookRecord } from '../contract/model.js';
 
 export const MAX_CONSECUTIVE_FAILURES = 10;
 const MAX_IN_FLIGHT = 64;
 const DELIVERY_LOG_SIZE = 100;
 const JITTER = 0.2;
-
-export interface WebhookRecord {
-  id: string;
-  account_id: string;
-  inbox: string;
-  url: string;
-  created_at: string;
-  failure_count: number;
-  disabled: boolean;
-}
 
 interface OutboxEntry {
   event_id: string;
@@ -33,13 +23,6 @@ interface OutboxEntry {
   body: string;
   /** Attempts made so far. */
   attempt: number;
-}
-
-export interface DeliveryLog {
-  at: string;
-  status: number | null;
-  latency_ms: number;
-  error: string | null;
 }
 
 export class WebhookActor {

@@ -3,7 +3,7 @@
 // `transaction()`, which lmdb-js batches per event turn and resolves after the commit.
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { mkdirSync } from 'node:fs';
-import type { AccountRecord, InboxRecord, MessageRecord } from '../actors/model.js';
+import type { AccountRecord, InboxRecord, MessageRecord } from '../contract/model.js';
 
 export type Key = string | (string | number)[];
 

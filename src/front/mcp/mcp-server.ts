@@ -2,8 +2,8 @@
 // plan, ops, credits, in SEED.md's order), then dispatch of initialize, ping, tools/*, resources/*.
 // Both transports (Streamable HTTP and legacy SSE) call `admit` and `execute`.
 import { createRequire } from 'node:module';
-import type { Admission } from '../../actors/account-actor.js';
-import type { Meter } from '../../actors/commands.js';
+import type { Admission } from '../../contract/results.js';
+import type { Meter } from '../../contract/commands.js';
 import type { Plan } from '../../config/plans.js';
 import { toolCredits } from '../../config/plans.js';
 import { MailcueError, fail } from '../../errors/registry.js';

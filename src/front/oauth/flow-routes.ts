@@ -4,7 +4,7 @@
 import { MailcueError } from '../../errors/registry.js';
 import { newCredential, parseCredential } from '../../security/credentials.js';
 import type { Deps } from '../../services/deps.js';
-import type { IssuedTokens } from '../../actors/oauth-actor.js';
+import type { IssuedTokens } from '../../contract/results.js';
 import { admitToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';

@@ -1,5 +1,5 @@
 // REST /v1/inboxes and their messages (DESIGN §3). Thin: parse, call a service, answer.
-import { toSummary } from '../../actors/model.js';
+import { toSummary } from '../../contract/model.js';
 import * as inboxes from '../../services/inboxes.js';
 import * as messages from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';

@@ -1,5 +1,5 @@
 // watch_email: long-polls an existing inbox for its next message (or the first newer than `since`).
-import { toSummary } from '../../../actors/model.js';
+import { toSummary } from '../../../contract/model.js';
 import { waitForMessage } from '../../../services/messages.js';
 import { optionalSince, requireAddress } from '../../../services/validate.js';
 import { defineTool, messageSummarySchema } from './tool.js';
