@@ -2,7 +2,7 @@
 // tokens, shard stats; and the one method the rpc server needs from whatever executes commands.
 import type { CancelSignal } from '../util/cancel.js';
 import type { Command } from './commands.js';
-import type { AccountView, MessageRecord } from './model.js';
+import type { AccountView, MessageSummary } from './model.js';
 
 export interface RateState {
   limit: number;
@@ -17,7 +17,8 @@ export interface Admission {
   credits_left?: number;
 }
 
-export type WaitResult = { timed_out: false; message: MessageRecord } | { timed_out: true; message: null };
+/** A wait answers with the summary: the front never receives (and trims) a whole message. */
+export type WaitResult = { timed_out: false; message: MessageSummary } | { timed_out: true; message: null };
 
 export interface IssuedTokens {
   scope: string;

@@ -86,6 +86,47 @@ test('layout - nothing above the shard imports src/actors/', (t) => {
   t.deepEqual(offenders, [], 'these reach into the actors instead of src/contract/');
 });
 
+/** Each library with a boundary of its own is imported by exactly one folder (STYLE.md). */
+const LIBRARY_OWNERS: Record<string, string> = {
+  lmdb: 'storage', '@grpc/grpc-js': 'rpc', '@grpc/proto-loader': 'rpc', piscina: 'pool', 'uWebSockets.js': 'front',
+  'smtp-server': 'ingress', mailparser: 'mail', etcd3: 'cluster',
+};
+const BARE_IMPORT = /(?:^|\n)\s*(?:import|export)\b[^'"]*?(?:\bfrom\s*|\bimport\s*)['"]([^.'"][^'"]*)['"]/g;
+
+test('layout - each boundary library is imported by its one folder', (t) => {
+  const wrong: string[] = [];
+  for (const file of sources(SRC)) {
+    for (const m of readFileSync(file, 'utf8').matchAll(BARE_IMPORT)) {
+      const owner = LIBRARY_OWNERS[m[1]!];
+      if (owner && folderOf(file) !== owner) wrong.push(`${relative(SRC, file)} imports ${m[1]}`);
+    }
+  }
+  t.deepEqual(wrong, []);
+});
+
+/** The typed stores each actor may use: an actor never reads another actor's records. */
+const ACTOR_STORES: Record<string, string[]> = {
+  'account-actor.ts': ['accounts'],
+  'oauth-actor.ts': ['tokens'],
+  'inbox-actor.ts': ['inboxes', 'messages'],
+  'domain-actor.ts': ['domains'],
+  'webhook-actor.ts': ['webhooks', 'outbox'],
+  'shard-actors.ts': ['inboxes', 'messages'],
+};
+
+test('layout - each actor touches only its own stores', (t) => {
+  const wrong: string[] = [];
+  for (const file of sources(join(SRC, 'actors'))) {
+    const name = relative(join(SRC, 'actors'), file);
+    for (const m of readFileSync(file, 'utf8').matchAll(/(?<![\w-])store\.(\w+)/g)) {
+      const store = m[1]!;
+      if (store === 'transaction' || store === 'close') continue;
+      if (!(ACTOR_STORES[name] ?? []).includes(store)) wrong.push(`${name} uses store.${store}`);
+    }
+  }
+  t.deepEqual(wrong, []);
+});
+
 test('layout - src/contract/ is a leaf apart from type-level configuration and utilities', (t) => {
   const allowed = new Set(['config', 'util']);
   const out = [...(folderEdges().get('contract')?.keys() ?? [])].filter((f) => !allowed.has(f));
