@@ -4,28 +4,12 @@
 // revokes everything issued before it) in one transaction, and purges what has expired.
 import { createHash } from 'node:crypto';
 import { fail } from '../errors/registry.js';
-import type { OAuthCommand } from './commands.js';
+import type { OAuthCommand } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
+import type { IssuedTokens } from '../contract/results.js';
+import type { TokenRecord } from '../storage/token-store.js';
 
 export const ACCESS_TOKEN_TTL_MS = 3_600_000;
-
-export interface TokenRecord {
-  account_id: string;
-  kind: 'auth_code' | 'access_token' | 'refresh_token';
-  expires_at: number;
-  scope: string;
-  /** Authorization codes only: what the token request must match. */
-  code_challenge?: string;
-  redirect_uri?: string | null;
-  resource?: string | null;
-  /** The account's credential generation when issued; absent on records older than rotation. */
-  generation?: number;
-}
-
-export interface IssuedTokens {
-  scope: string;
-  expires_in: number;
-}
 
 function s256(verifier: string): string {
   return createHash('sha256').update(verifier, 'ascii').digest('base64url');
@@ -41,7 +25,14 @@ export class OAuthActor {
   }
 
   private get tokens() {
-    return this.ctx.store.db<TokenRecord>('oauth_tokens');
+    return this.ctx.store.tokens;
+  }
+
+  /** Whether an access token (by hash) is live, of the account's current generation; admission asks here. */
+  accessTokenValid(accountId: string, hash: string, generation: number): boolean {
+    const token = this.tokens.get(hash);
+    return !!token && token.account_id === accountId && token.kind === 'access_token' && token.expires_at > this.ctx.now()
+      && (token.generation ?? 0) === generation;
   }
 
   handle(cmd: OAuthCommand): unknown {
@@ -99,19 +90,11 @@ export class OAuthActor {
 
   /** Removes expired codes and tokens, and those of a rotated-out key; answers how many. */
   purge(): Promise<number> {
-    return this.ctx.store.transaction(() => {
-      const now = this.ctx.now();
-      let removed = 0;
-      for (const { key, value } of this.tokens.getRange()) {
-        if (value.expires_at > now && (value.generation ?? 0) === this.generationOf(value.account_id)) continue;
-        this.tokens.remove(key);
-        removed++;
-      }
-      return removed;
-    });
+    const now = this.ctx.now();
+    return this.ctx.store.transaction(() => this.tokens.removeWhere((r) => r.expires_at <= now || (r.generation ?? 0) !== this.generationOf(r.account_id)));
   }
 
   get records(): number {
-    return (this.tokens.getStats() as { entryCount: number }).entryCount;
+    return this.tokens.count();
   }
 }

@@ -1,7 +1,7 @@
 // The front's ear on every shard: one Notices stream per shard (DESIGN §7), reopened when it breaks.
 // While a shard's stream is down its notices could be missed, so `listening(shard)` is false and
 // the front trusts nothing it cached about that shard's accounts; `onGap` tells it to drop them.
-import type { AccountNotice } from '../actors/account-actor.js';
+import type { AccountNotice } from '../contract/results.js';
 import type { ShardAddress } from '../config/config.js';
 import { CHANNEL_OPTIONS, grpc, ShardService } from './proto.js';
 

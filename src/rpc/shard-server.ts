@@ -1,9 +1,8 @@
 // The shard's gRPC server: unpacks envelopes from the Mailbox streams (and unary Call), dispatches
 // them to the actors, and writes replies. A cancel envelope, or the stream going away, aborts the
 // request, which frees any waiter it parked.
-import type { AccountNotice } from '../actors/account-actor.js';
-import type { ShardActors } from '../actors/shard-actors.js';
-import type { Command } from '../actors/commands.js';
+import type { Command } from '../contract/commands.js';
+import type { AccountNotice, CommandDispatcher } from '../contract/results.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
@@ -17,7 +16,7 @@ function errorReply(id: number, err: unknown, log: Logger): Reply {
   return { id, result: EMPTY, error: { code: e.code, message: e.message, details: e.details ? codec.pack(e.details) : EMPTY } };
 }
 
-function run(actors: ShardActors, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
+function run(actors: CommandDispatcher, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
   // Closures below keep only the id: a parked request must not hold its envelope or command.
   const id = env.id;
   if (env.deadline_ms && env.deadline_ms < Date.now()) {
@@ -48,12 +47,12 @@ export function endNoticeStreams(server: grpc.Server): void {
   for (const call of noticeStreams.get(server) ?? []) call.end();
 }
 
-export function createShardServer(actors: ShardActors, log: Logger): grpc.Server {
+export function createShardServer(actors: CommandDispatcher, log: Logger): grpc.Server {
   const server = new grpc.Server(CHANNEL_OPTIONS);
   // Every front's Notices stream: rotations and plan changes of this shard's accounts reach them all.
   const listeners = new Set<grpc.ServerWritableStream<unknown, AccountNotice>>();
   noticeStreams.set(server, listeners);
-  actors.accounts.changed.push((notice) => {
+  actors.onAccountChange((notice) => {
     for (const call of listeners) call.write(notice);
   });
   server.addService(ShardService.service, {

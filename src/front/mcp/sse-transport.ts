@@ -7,9 +7,9 @@ import { Cancellation } from '../../util/cancel.js';
 import { bearerToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import { classify, errorResponse, parseBody, RpcFailure, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
+import { classify, errorResponse, parseBody, JsonRpcFailure, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
 import { admit, execute, type Admitted } from './mcp-server.js';
-import { asFailure, sendRpcFailure } from './rpc-answer.js';
+import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
 import { sessionNotFound, type McpSession } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 import type { AgentToolEnv } from './streamable-http.js';
@@ -37,7 +37,7 @@ async function openStream(env: AgentToolEnv, ex: Exchange): Promise<void> {
     const credential = header === null && token ? `&access_token=${encodeURIComponent(token)}` : '';
     stream.event('endpoint', `/messages?sessionId=${session.id}${credential}`);
   } catch (err) {
-    sendRpcFailure(ex, deps.config, 'sse', null, err);
+    sendJsonRpcFailure(ex, deps.config, 'sse', null, err);
   }
 }
 
@@ -54,7 +54,7 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
   let id: JsonRpcId = null;
   try {
     cors.check(ex);
-    if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: sessionId query parameter is required' });
+    if (!sessionId) throw new JsonRpcFailure(400, { code: -32000, message: 'Bad Request: sessionId query parameter is required' });
     const found = sessions.get(sessionId);
     const live = found?.stream && !found.stream.isClosed ? found : undefined;
     const incoming = classify(parseBody((await ex.body()).toString('utf8')));
@@ -80,7 +80,7 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
     }
     await answerOnStream(env, session, admitted, message, id);
   } catch (err) {
-    sendRpcFailure(ex, deps.config, 'sse', id, err);
+    sendJsonRpcFailure(ex, deps.config, 'sse', id, err);
   }
 }
 

@@ -4,13 +4,13 @@
 import { MailcueError } from '../../errors/registry.js';
 import { newCredential, parseCredential } from '../../security/credentials.js';
 import type { Deps } from '../../services/deps.js';
-import type { IssuedTokens } from '../../actors/oauth-actor.js';
-import type { Meter } from '../../actors/commands.js';
+import type { IssuedTokens } from '../../contract/results.js';
+import type { Meter } from '../../contract/commands.js';
 import { admitToken } from '../auth.js';
 import { nestsDeeperThan } from '../http/json-depth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import type { Cors } from '../mcp/cors.js';
+import type { Cors } from '../http/cors.js';
 import { issuer, knownResources } from './metadata-routes.js';
 import { PerIpWindow } from './per-ip-window.js';
 
