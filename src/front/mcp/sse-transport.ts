@@ -56,17 +56,19 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
     cors.check(ex);
     if (!sessionId) throw new JsonRpcFailure(400, { code: -32000, message: 'Bad Request: sessionId query parameter is required' });
     const found = sessions.get(sessionId);
+    // An id no open session has names nothing, whoever asks (it is random: nothing to probe).
     const live = found?.stream && !found.stream.isClosed ? found : undefined;
+    if (!live) throw sessionNotFound();
     const incoming = classify(parseBody((await ex.body()).toString('utf8')));
     const message = incoming.kind === 'response' ? PING : incoming.message;
     if (incoming.kind === 'request') id = incoming.message.id;
     let admitted: Admitted;
     try {
-      admitted = await admit(deps, token, message, live ?? null, true);
+      admitted = await admit(deps, token, message, live, true);
     } catch (err) {
       if (err instanceof MailcueError && err.code === 'unauthorized') throw err;
       // The credential is valid (only then do plan, rate and credit checks run): whose session?
-      if (!live || live.accountId !== parseCredential(token!)?.accountId) throw sessionNotFound();
+      if (live.accountId !== parseCredential(token!)?.accountId) throw sessionNotFound();
       ex.send(202, 'Accepted', 'text/plain; charset=utf-8');
       if (incoming.kind === 'request') live.stream!.message(errorResponse(id, asFailure(err)));
       return;
