@@ -17,7 +17,7 @@ function sources(dir: string): string[] {
 /** Every error code the sources raise or test for: fail('x', …), new MailcueError('x', …), smtpError('x', …), code === 'x'. */
 function codesInSources(): Map<string, string> {
   const found = new Map<string, string>();
-  const raise = /\b(?:fail|MailcueError|smtpError)\(\s*'([a-z_]+)'|\.code\s*===\s*'([a-z_]+)'/g;
+  const raise = /\b(?:fail|MailcueError|smtpError)\(\s*'([a-z_]+)'|(?<!typeof\s[\w.]*)\.code\s*===\s*'([a-z_]+)'/g;
   for (const file of sources(SRC)) {
     if (file.endsWith(join('errors', 'registry.ts'))) continue;
     for (const m of readFileSync(file, 'utf8').matchAll(raise)) found.set(m[1] ?? m[2]!, file);

@@ -10,7 +10,7 @@ import { classify, errorResponse, parseError, type JsonRpcId } from './jsonrpc.j
 import { admit, execute } from './mcp-server.js';
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
 import { SseStream } from './sse-stream.js';
-import type { AgentToolEnv } from './streamable-http.js';
+import { MCP_BODY_MAX_BYTES, type AgentToolEnv } from './streamable-http.js';
 
 const LEGACY_VERSION = '2024-11-05';
 
@@ -93,6 +93,6 @@ export function sseRoutes(router: Router, env: AgentToolEnv): void {
       sendJsonRpcFailure(ex, env.deps.config, 'sse', null, refusal, [['Allow', 'GET']]);
     })
     .add('options', '/sse', (ex) => env.cors.preflight(ex))
-    .add('post', '/messages', (ex) => postMessage(env, ex))
+    .add('post', '/messages', (ex) => postMessage(env, ex), MCP_BODY_MAX_BYTES)
     .add('options', '/messages', (ex) => env.cors.preflight(ex));
 }

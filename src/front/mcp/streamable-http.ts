@@ -16,7 +16,8 @@ import { requireSession, type McpSession, type SessionStore } from './sessions.j
 import { SseStream } from './sse-stream.js';
 
 const SESSION_HEADER = 'Mcp-Session-Id';
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** One JSON-RPC message per POST, on either transport. */
+export const MCP_BODY_MAX_BYTES = 4 * 1024 * 1024;
 
 export interface AgentToolEnv {
   deps: Deps;
@@ -65,11 +66,11 @@ async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
     }
     let body: unknown;
     try {
-      const raw = await ex.body(MAX_BODY_BYTES);
+      const raw = await ex.body();
       body = JSON.parse(raw.toString('utf8'));
     } catch (err) {
       if (err instanceof MailcueError && err.code === 'payload_too_large') {
-        fail('payload_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes`);
+        fail('payload_too_large', `The body exceeds ${MCP_BODY_MAX_BYTES} bytes`);
       }
       throw parseError();
     }
@@ -202,7 +203,7 @@ async function handleDelete(env: AgentToolEnv, ex: Exchange): Promise<void> {
 export function streamableHttpRoutes(router: Router, env: AgentToolEnv): void {
   for (const path of ['/mcp', '/mcp/']) {
     router
-      .add('post', path, (ex) => handlePost(env, ex))
+      .add('post', path, (ex) => handlePost(env, ex), MCP_BODY_MAX_BYTES)
       .add('get', path, (ex) => handleGet(env, ex))
       .add('del', path, (ex) => handleDelete(env, ex))
       .add('options', path, (ex) => env.cors.preflight(ex))
