@@ -4,23 +4,10 @@
 // number: a watcher that returns with the last sequence it saw gets everything since, or `reset`
 // when the ring no longer reaches back that far (or the shard restarted: a new epoch).
 import { randomBytes } from 'node:crypto';
+import type { Change, ChangesAnswer } from '../contract/results.js';
 import type { CancelSignal } from '../util/cancel.js';
 
-export type ChangeKind = 'inbox' | 'domains' | 'webhooks';
-
-export interface Change {
-  kind: ChangeKind;
-  /** The inbox, for kind 'inbox'. */
-  inbox?: string;
-}
-
-export interface ChangesAnswer {
-  epoch: string;
-  seq: number;
-  /** The caller missed changes it cannot be told about: it reloads what it shows. */
-  reset: boolean;
-  changes: Change[];
-}
+export type ChangeKind = Change['kind'];
 
 const RING_SIZE = 4096;
 

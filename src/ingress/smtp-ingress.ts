@@ -6,7 +6,7 @@ import { MailcueError } from '../errors/registry.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Deps } from '../services/deps.js';
 import { normalizeAddress } from '../services/validate.js';
-import type { ParsedMessage } from '../actors/model.js';
+import type { ParsedMessage } from '../contract/model.js';
 
 type SmtpError = Error & { responseCode?: number };
 

@@ -2,7 +2,7 @@
 // mail arrives. The front parks one `feed.watch` per shard (account-feed.ts) and re-parks it after
 // each answer with the shard's cursor, so nothing is missed between wakes. A stream lives at most
 // EVENTS_STREAM_MAX_MS: the client reconnects, which admits its key again (a rotated key ends it).
-import type { ChangesAnswer } from '../../actors/account-feed.js';
+import type { ChangesAnswer } from '../../contract/results.js';
 import type { Deps } from '../../services/deps.js';
 import { Cancellation } from '../../util/cancel.js';
 import type { ShardClient } from '../../rpc/shard-client.js';
