@@ -2,11 +2,12 @@
 // service. One browser for the file; each test opens its own context (viewport, colour scheme).
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { launchChromium, openPage, signIn } from '../helpers/browser.js';
+import { DESKTOP, horizontalOverflow, launchChromium, openPage, PHONE, seriousViolations, signIn } from '../helpers/browser.js';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
 import { sendMail } from '../helpers/mail.js';
 import { startService, type Service } from '../helpers/service.js';
@@ -185,5 +186,245 @@ test.serial('dashboard - message viewer: code and link on top, text from HTML, h
   t.true(Buffer.compare(await readFile((await download.path())!), bytes) === 0, 'byte-identical');
   await page.keyboard.press('End');
   t.deepEqual(foreign, []);
+  await close();
+});
+
+test.serial('dashboard - reload and Back keep the place; pages past 50 and a filter by sender, subject or code', async (t) => {
+  const { api_key } = await svc.createAccount('growth');
+  await inboxFor(api_key, 'many@mailcue.test');
+  for (let i = 0; i < 55; i++) {
+    await sendMail(svc.smtpPort, { from: i === 7 ? 'billing@shop.example' : 'news@list.example', to: 'many@mailcue.test', subject: `Note ${i}`, text: i === 9 ? 'Your code is 771204' : `Message ${i}` });
+  }
+  const { page, foreign, close } = await openPage(browser, svc.baseUrl);
+  await signIn(page, svc.baseUrl, api_key, '/dashboard/inboxes/many%40mailcue.test');
+  await page.waitForSelector('#message-list');
+  t.is(await page.locator('#message-list > li').count(), 50);
+  await page.click('#older');
+  await page.waitForSelector('#page-range:has-text("Messages 51–55")');
+  t.deepEqual(await page.locator('#message-list .subject').allTextContents(), ['Unread: Note 4', 'Unread: Note 3', 'Unread: Note 2', 'Unread: Note 1', 'Unread: Note 0']);
+  await page.click('#newer');
+  await page.waitForSelector('#page-range', { state: 'detached' });
+
+  for (const [query, subject] of [['billing@', 'Note 7'], ['note 12', 'Note 12'], ['771204', 'Note 9']] as const) {
+    await page.fill('#message-filter', query);
+    await page.waitForFunction((s) => {
+      const rows = [...document.querySelectorAll('#message-list .subject')].map((e) => e.textContent);
+      return rows.length === 1 && rows[0]!.endsWith(s);
+    }, subject);
+  }
+  await page.fill('#message-filter', 'nothing-like-this');
+  await page.waitForSelector('.messages .empty:has-text("No message matches")');
+  await page.fill('#message-filter', '');
+  await page.waitForSelector('#message-list');
+
+  // Open a message, reload: the same message; Back: the inbox; Back again: the page before.
+  await page.click('#message-list a.msg >> nth=0');
+  await page.waitForSelector('#message-subject:has-text("Note 54")');
+  const messageUrl = page.url();
+  await page.click('#tab-headers');
+  await page.reload();
+  await page.waitForSelector('#message-subject:has-text("Note 54")');
+  t.is(page.url(), `${messageUrl}#headers`);
+  t.is(await page.getAttribute('#tab-headers', 'aria-selected'), 'true');
+  t.is(await page.getAttribute('#message-list a[aria-current="true"]', 'data-id'), messageUrl.split('/').pop()!);
+  await page.click('nav a[data-section="account"]');
+  await page.waitForSelector('#account-plan');
+  await page.goBack();
+  await page.waitForSelector('#message-subject:has-text("Note 54")');
+  t.is(await page.getAttribute('#inbox-list a[aria-current="true"]', 'data-inbox'), 'many@mailcue.test');
+  t.deepEqual(foreign, []);
+  await close();
+});
+
+test.serial('dashboard - domains: the two records with copy buttons, verify names what is missing, a REST-added domain appears live, delete lists the inboxes that go', async (t) => {
+  const { api_key } = await svc.createAccount('growth');
+  const { page, context, close } = await openPage(browser, svc.baseUrl);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: svc.baseUrl });
+  await signIn(page, svc.baseUrl, api_key, '/dashboard/domains');
+  await page.fill('#domain-name', 'ui.example.com');
+  await page.click('#domain-form button');
+  const card = page.locator('article[data-domain="ui.example.com"]');
+  await card.waitFor();
+  const d = ((await (await svc.api(api_key, 'GET', '/v1/custom-domains')).json()) as Json).data[0];
+  t.regex(await card.textContent() ?? '', new RegExp(d.txt_record));
+  await page.click('button[aria-label="Copy TXT record of ui.example.com"]');
+  t.is(await page.evaluate(() => navigator.clipboard.readText()), d.txt_record);
+
+  await page.click('button:has-text("Verify ui.example.com")');
+  await card.locator('.error:has-text("MX")').waitFor();
+  t.regex(await card.locator('.error').textContent() ?? '', /TXT/);
+  dns.setMx('ui.example.com', [{ exchange: d.mx_record, priority: 10 }]);
+  dns.setTxt('ui.example.com', [d.txt_record]);
+  await page.click('button:has-text("Verify ui.example.com")');
+  await card.locator('text=Verified').waitFor();
+
+  await svc.api(api_key, 'POST', '/v1/custom-domains', { domain: 'api.example.com' });
+  await page.waitForSelector('article[data-domain="api.example.com"]', { timeout: 2000 });
+
+  await inboxFor(api_key, 'alice@ui.example.com');
+  await inboxFor(api_key, 'bob@ui.example.com');
+  await page.click('button:has-text("Delete domain ui.example.com")');
+  await page.waitForSelector('dialog #inboxes-going');
+  t.deepEqual((await page.locator('#inboxes-going li').allTextContents()).sort(), ['alice@ui.example.com', 'bob@ui.example.com']);
+  await page.click('dialog button[value="cancel"]');
+  t.true(await card.isVisible(), 'cancel keeps it');
+  await page.click('button:has-text("Delete domain ui.example.com")');
+  await page.click('dialog button[value="ok"]');
+  await card.waitFor({ state: 'detached' });
+  t.deepEqual(((await (await svc.api(api_key, 'GET', '/v1/inboxes')).json()) as Json).data, []);
+  await svc.api(api_key, 'DELETE', '/v1/custom-domains/api.example.com');
+  await page.waitForSelector('article[data-domain="api.example.com"]', { state: 'detached', timeout: 2000 });
+  await close();
+});
+
+test.serial('dashboard - webhooks: the delivery log, and a webhook disabled after 10 failures is re-activated', async (t) => {
+  const { api_key } = await svc.createAccount('growth');
+  await inboxFor(api_key, 'hooked@mailcue.test');
+  const hook = (await (await svc.api(api_key, 'POST', '/v1/webhooks', { url: 'https://127.0.0.1:9/hook', inbox: 'hooked@mailcue.test' })).json()) as Json;
+  for (let i = 0; i < 10; i++) await sendMail(svc.smtpPort, { to: 'hooked@mailcue.test', subject: `n${i}`, text: 'x' });
+  const until = Date.now() + 60_000;
+  let listed: Json = {};
+  while (Date.now() < until) {
+    listed = ((await (await svc.api(api_key, 'GET', '/v1/webhooks?status=all')).json()) as Json).data[0];
+    if (listed.disabled) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  t.true(listed.disabled, 'disabled after 10 consecutive failures');
+
+  const { page, close } = await openPage(browser, svc.baseUrl);
+  await signIn(page, svc.baseUrl, api_key, '/dashboard/webhooks');
+  const card = page.locator(`article[data-id="${hook.id}"]`);
+  await card.locator('text=Disabled after 10 failures').waitFor();
+  t.true(await card.locator('tbody tr').count() > 0, 'the delivery log is shown');
+  t.regex(await card.locator('tbody').textContent() ?? '', /ECONNREFUSED|connect|refused/i);
+  await page.click(`button:has-text("Re-activate webhook ${hook.id}")`);
+  await card.locator('text=Active').waitFor();
+  const after = ((await (await svc.api(api_key, 'GET', '/v1/webhooks')).json()) as Json).data;
+  t.is(after.length, 1, 'active again');
+  await page.click(`button:has-text("Delete webhook ${hook.id}")`);
+  await page.click('dialog button[value="ok"]');
+  await card.waitFor({ state: 'detached' });
+  await close();
+});
+
+test.serial('dashboard - account: plan, credits, sessions and an MCP config; a rotated key leads back to sign-in with a message', async (t) => {
+  const account = await svc.createAccount('growth');
+  const { page, close } = await openPage(browser, svc.baseUrl);
+  await signIn(page, svc.baseUrl, account.api_key, '/dashboard/account');
+  await page.waitForSelector('#account-plan:has-text("Growth ($49/month)")');
+  t.regex(await page.textContent('#credits') ?? '', /0 used · 100,000 left of 100,000/);
+  t.regex(await page.textContent('#ops-minute') ?? '', /of 60/);
+  t.regex(await page.textContent('#sessions-open') ?? '', /0 of 5/);
+  const config = JSON.parse(await page.textContent('#mcp-config') ?? '{}');
+  t.is(config.mcpServers.mailcue.url, `${svc.baseUrl}/mcp`);
+  t.is(config.mcpServers.mailcue.headers.Authorization, `Bearer ${account.api_key}`);
+
+  const rotated = await svc.admin('POST', `/admin/v1/accounts/${account.id}/rotate-key`);
+  t.is(rotated.status, 200);
+  // The next call the page makes is refused (a live refresh may make it first; then the nav is gone).
+  await page.evaluate(() => document.querySelector<HTMLAnchorElement>('nav a[data-section="domains"]')!.click());
+  await page.waitForSelector('#signin:not([hidden])');
+  t.regex(await page.textContent('#signin-reason') ?? '', /rotated/);
+  await page.reload();
+  await page.waitForSelector('#signin:not([hidden])');
+  t.is(await page.evaluate(() => sessionStorage.getItem('mailcue.key')), null, 'the stale key is gone');
+  await close();
+});
+
+test.serial('dashboard - a Free account sees why custom domains are unavailable', async (t) => {
+  const { api_key } = await svc.createAccount('free');
+  const { page, close } = await openPage(browser, svc.baseUrl);
+  await signIn(page, svc.baseUrl, api_key, '/dashboard/domains');
+  await page.waitForSelector('#domain-error:has-text("Growth")');
+  t.regex(await page.textContent('#domain-error') ?? '', /Free plan/);
+  await close();
+});
+
+/** Where the screenshots go: test-artifacts/ (ignored by git) unless MAILCUE_SCREENSHOT_DIR says (docs/screenshots). */
+const SHOTS = path.resolve(process.env.MAILCUE_SCREENSHOT_DIR ?? 'test-artifacts/screenshots');
+
+interface Tour {
+  key: string;
+  emptyKey: string;
+  messageId: string;
+}
+let tour: Tour | null = null;
+
+/** One account with something on every page, and one with nothing (first use). */
+async function tourAccounts(): Promise<Tour> {
+  if (tour) return tour;
+  const { api_key } = await svc.createAccount('growth');
+  const empty = await svc.createAccount('growth');
+  await inboxFor(api_key, 'signup@mailcue.test');
+  await inboxFor(api_key, 'qa-bot@mailcue.test');
+  await sendMail(svc.smtpPort, { from: 'Shop <orders@shop.example>', to: 'signup@mailcue.test', subject: 'Your order has shipped', text: 'Tracking: 1Z999' });
+  await sendMail(svc.smtpPort, {
+    from: 'Acme <no-reply@acme.example>', to: 'signup@mailcue.test', subject: 'Confirm your Acme account',
+    html: '<h1 style="color:#0a58ca">Welcome to Acme</h1><p>Your verification code is <b>482913</b>.</p><p><a href="https://app.acme.example/verify?token=8f2c">Confirm my email</a></p>',
+    attachments: [{ filename: 'terms.pdf', content: randomBytes(2048), contentType: 'application/pdf' }],
+  });
+  await svc.api(api_key, 'POST', '/v1/custom-domains', { domain: 'mail.acme.example' });
+  await svc.api(api_key, 'POST', '/v1/webhooks', { url: 'https://127.0.0.1:9/mailcue', inbox: 'signup@mailcue.test' });
+  const list = ((await (await svc.api(api_key, 'GET', '/v1/inboxes/signup@mailcue.test/messages')).json()) as Json).data;
+  tour = { key: api_key, emptyKey: empty.api_key, messageId: list[0].id };
+  return tour;
+}
+
+for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const scheme of ['light', 'dark'] as const) {
+    test.serial(`dashboard - every page on ${device} (${viewport.width} px), ${scheme}: no horizontal scroll, no serious axe violation, a screenshot`, async (t) => {
+      const { key, emptyKey, messageId } = await tourAccounts();
+      const { page, foreign, errors, close } = await openPage(browser, svc.baseUrl, { viewport, colorScheme: scheme });
+      await mkdir(SHOTS, { recursive: true });
+      const visit = async (name: string, ready: string) => {
+        await page.waitForSelector(ready);
+        // Live updates may re-render once after the stream connects; let that settle first.
+        await page.waitForSelector('#live.on, #signin:not([hidden])');
+        t.is(await horizontalOverflow(page), 0, `${name}: no horizontal overflow`);
+        const violations = await seriousViolations(page);
+        t.deepEqual(violations.map((v) => `${v.id}: ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`), [], `${name}: axe`);
+        await page.screenshot({ path: path.join(SHOTS, `${name}-${device}-${scheme}.png`) });
+      };
+      await page.goto(`${svc.baseUrl}/`);
+      await visit('signin', '#signin-form');
+      await signIn(page, svc.baseUrl, emptyKey);
+      await visit('first-use', '.inboxes .empty');
+      await page.evaluate(() => sessionStorage.clear());
+      await signIn(page, svc.baseUrl, key, '/dashboard/inboxes');
+      await visit('inboxes', '#inbox-list');
+      await page.goto(`${svc.baseUrl}/dashboard/inboxes/signup%40mailcue.test`);
+      await visit('inbox', '#message-list');
+      await page.goto(`${svc.baseUrl}/dashboard/inboxes/signup%40mailcue.test/${messageId}`);
+      await visit('message', 'iframe.mail');
+      await page.click('#tab-attachments');
+      await visit('message-attachments', 'button[aria-label="Download terms.pdf"]');
+      await page.click('nav a[data-section="domains"]');
+      await visit('domains', 'article[data-domain="mail.acme.example"]');
+      await page.click('nav a[data-section="webhooks"]');
+      await visit('webhooks', '#webhook-list article');
+      await page.click('nav a[data-section="account"]');
+      await visit('account', '#mcp-config');
+      t.deepEqual(foreign, []);
+      t.deepEqual(errors, []);
+      await close();
+    });
+  }
+}
+
+// Last: it restarts the service under the open page.
+test.serial('dashboard - live updates recover after the connection drops (the service restarts)', async (t) => {
+  const { api_key } = await svc.createAccount('growth');
+  await inboxFor(api_key, 'phoenix@mailcue.test');
+  const { page, close } = await openPage(browser, svc.baseUrl);
+  await signIn(page, svc.baseUrl, api_key, '/dashboard/inboxes/phoenix%40mailcue.test');
+  await page.waitForSelector('#live.on');
+  await page.evaluate(() => ((window as any).__sameDocument = true));
+  await svc.restart();
+  // The indicator shows the stream was lost while the service was down, then that it is back.
+  await page.waitForSelector('#live.off', { timeout: 30_000 });
+  await page.waitForSelector('#live.on', { timeout: 30_000 });
+  await sendMail(svc.smtpPort, { to: 'phoenix@mailcue.test', subject: 'After the restart', text: 'code 550123' });
+  await page.waitForSelector('#message-list a.msg:has-text("After the restart")', { timeout: 2000 });
+  t.true(await page.evaluate(() => (window as any).__sameDocument === true), 'no reload happened');
   await close();
 });

@@ -1,7 +1,7 @@
 // Inboxes: the inbox list, the open inbox's messages (filter, pages of 50) and the open message,
 // side by side on wide screens and one at a time on narrow ones. Live changes reload what is shown.
 import { api, enc, errorText } from './api.js';
-import { announce, attachmentIcon, clearError, confirmDialog, formatDate, h, meta, showError } from './dom.js';
+import { announce, attachmentIcon, clearError, confirmDialog, formatDate, formatShort, h, meta, showError } from './dom.js';
 import { loadMessage, renderMessage } from './message-view.js';
 import { go, pathOf, type Place } from './router.js';
 
@@ -164,7 +164,7 @@ export class InboxesView {
       href: pathOf({ section: 'inboxes', inbox, message: m.id }), class: `msg${m.read ? '' : ' unread'}`, 'data-id': m.id,
       'aria-current': m.id === this.openMessage ? 'true' : false,
     },
-    h('div', { class: 'line1' }, h('span', { class: 'from' }, m.from), h('span', { class: 'counts' }, formatDate(m.date))),
+    h('div', { class: 'line1' }, h('span', { class: 'from' }, m.from), h('time', { class: 'counts', datetime: m.date, title: formatDate(m.date) }, formatShort(m.date))),
     h('div', { class: 'subject' }, m.read ? '' : h('span', { class: 'visually-hidden' }, 'Unread: '), m.subject || '(no subject)'),
     h('div', { class: 'meta' }, m.otp ? h('span', { class: 'otp badge' }, m.otp) : null,
       m.has_attachment ? attachmentIcon() : null))));
@@ -185,7 +185,7 @@ export class InboxesView {
     const place = this.place!;
     this.openMessage = place.message;
     if (!place.inbox || !place.message) {
-      this.detailPane.replaceChildren();
+      this.detailPane.replaceChildren(h('div', { class: 'card placeholder' }, place.inbox ? 'Choose a message to read it here.' : 'Choose an inbox, then a message.'));
       return;
     }
     try {
