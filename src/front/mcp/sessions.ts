@@ -4,9 +4,9 @@
 // generation it was opened under (a key rotation ends it).
 import { randomUUID } from 'node:crypto';
 import type { Admission } from '../../contract/results.js';
+import { fail, MailcueError } from '../../errors/registry.js';
 import type { Deps } from '../../services/deps.js';
 import type { Cancellation } from '../../util/cancel.js';
-import { JsonRpcFailure } from './jsonrpc.js';
 import type { SseStream } from './sse-stream.js';
 
 export interface McpSession {
@@ -25,7 +25,7 @@ export interface McpSession {
 
 const SWEEP_MS = 5_000;
 
-export const sessionNotFound = () => new JsonRpcFailure(404, { code: -32000, message: 'Session not found' });
+export const sessionNotFound = () => new MailcueError('session_not_found', 'Session not found');
 
 export class SessionStore {
   private readonly sessions = new Map<string, McpSession>();
@@ -58,7 +58,7 @@ export class SessionStore {
    * one, another account's, or one opened under a rotated-out key is 404 (the last is ended).
    */
   require(sessionId: string | null | undefined, session: McpSession | undefined, admission: Admission): McpSession {
-    if (!sessionId) throw new JsonRpcFailure(400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
+    if (!sessionId) fail('session_required', 'Bad Request: Mcp-Session-Id header is required');
     if (!session || session.accountId !== admission.account.id) throw sessionNotFound();
     if (session.generation !== admission.generation) {
       this.close(session.id);

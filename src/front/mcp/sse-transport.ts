@@ -1,18 +1,18 @@
 // The legacy HTTP+SSE transport (2024-11-05): GET /sse opens the stream and names the POST
 // endpoint in its first `endpoint` event; POST /messages?sessionId= answers 202 and the JSON-RPC
 // response travels on the stream as `event: message`. The session lives as long as the stream.
-import { MailcueError } from '../../errors/registry.js';
+import { fail, MailcueError } from '../../errors/registry.js';
 import { parseCredential } from '../../security/credentials.js';
 import { Cancellation } from '../../util/cancel.js';
 import { bearerToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import { classify, errorResponse, parseBody, JsonRpcFailure, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
+import { classify, errorResponse, parseBody, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
 import { admit, execute, type Admitted } from './mcp-server.js';
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
 import { sessionNotFound, type McpSession } from './sessions.js';
 import { SseStream } from './sse-stream.js';
-import type { AgentToolEnv } from './streamable-http.js';
+import { MCP_BODY_MAX_BYTES, type AgentToolEnv } from './streamable-http.js';
 
 const LEGACY_VERSION = '2024-11-05';
 /** A response the client sent us still needs its caller admitted; it is admitted as a ping. */
@@ -54,7 +54,7 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
   let id: JsonRpcId = null;
   try {
     cors.check(ex);
-    if (!sessionId) throw new JsonRpcFailure(400, { code: -32000, message: 'Bad Request: sessionId query parameter is required' });
+    if (!sessionId) fail('session_required', 'Bad Request: sessionId query parameter is required');
     const found = sessions.get(sessionId);
     // An id no open session has names nothing, whoever asks (it is random: nothing to probe).
     const live = found?.stream && !found.stream.isClosed ? found : undefined;
@@ -112,9 +112,10 @@ export function sseRoutes(router: Router, env: AgentToolEnv): void {
     // Clients probe with a Streamable HTTP POST first and fall back to SSE on 404/405.
     .add('post', '/sse', (ex) => {
       env.cors.apply(ex);
-      ex.sendJson(405, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed', data: 'Use GET /sse, or POST /mcp' } }, [['Allow', 'GET']]);
+      const refusal = new MailcueError('method_not_allowed', 'Method not allowed', { hint: 'Use GET /sse, or POST /mcp' });
+      sendJsonRpcFailure(ex, env.deps.config, 'sse', null, refusal, [['Allow', 'GET']]);
     })
     .add('options', '/sse', (ex) => env.cors.preflight(ex))
-    .add('post', '/messages', (ex) => postMessage(env, ex))
+    .add('post', '/messages', (ex) => postMessage(env, ex), MCP_BODY_MAX_BYTES)
     .add('options', '/messages', (ex) => env.cors.preflight(ex));
 }

@@ -93,8 +93,11 @@ async function authorize(deps: Deps, perIp: PerIpWindow, ex: Exchange): Promise<
   back({ code });
 }
 
+/** A token request is a short form; nothing legitimate comes near this. */
+const TOKEN_FORM_MAX_BYTES = 64 * 1024;
+
 async function formBody(ex: Exchange): Promise<URLSearchParams> {
-  const raw = (await ex.body(64 * 1024)).toString('utf8');
+  const raw = (await ex.body()).toString('utf8');
   if ((ex.header('content-type') ?? '').includes('application/json')) {
     if (nestsDeeperThan(raw)) return new URLSearchParams();
     try {
@@ -173,6 +176,6 @@ export function flowRoutes(router: Router, deps: Deps, cors: Cors): void {
     .add('post', '/token', (ex) => {
       cors.apply(ex);
       return token(deps, ex);
-    })
+    }, TOKEN_FORM_MAX_BYTES)
     .add('options', '/token', (ex) => cors.preflight(ex));
 }
