@@ -7,10 +7,10 @@ import type { Service } from './service.js';
 
 type Json = Record<string, any>;
 
-/** The Prometheus text of the service (the ops listener once there is one). */
-export async function metricsText(svc: Service): Promise<string> {
-  const base = (svc as Service & { opsUrl?: string }).opsUrl ?? svc.baseUrl;
-  return (await fetch(`${base}/metrics`)).text();
+/** The Prometheus text of one front (its ops listener where the helper starts one). */
+export async function metricsText(svc: Service, front = 0): Promise<string> {
+  const ops = (svc as Service & { opsUrls?: string[] }).opsUrls;
+  return (await fetch(`${ops?.[front] ?? svc.frontUrls[front]}/metrics`)).text();
 }
 
 /** A sample's value, summed over its label sets; 0 when absent. */
