@@ -47,8 +47,7 @@ test.serial('bodies - a 200k-deep progressToken is HTTP 400 with a JSON-RPC erro
   const headers = { authorization: `Bearer ${key}`, 'mcp-session-id': session };
   const call = (progressToken: string) =>
     `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_and_wait_for_otp","arguments":{"timeout":10},"_meta":{"progressToken":${progressToken}}}}`;
-  // 200k levels as arrays: 400 kB, inside the body limit (as objects it would be a 413).
-  const res = await rawMcp(svc.baseUrl, call(deepArray(200_000)), headers);
+  const res = await rawMcp(svc.baseUrl, call(deepObject(200_000)), headers);
   t.is(res.status, 400);
   t.like(await res.json(), { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request', data: 'The JSON nests deeper than 64 levels' } });
   // A progressToken that is neither a string nor a number is invalid params, and runs nothing.
