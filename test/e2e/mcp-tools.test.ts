@@ -18,7 +18,9 @@ test.before(async () => {
   // Lift the per-minute and session caps here; test/e2e/plans.test.ts covers them at their defaults.
   const plans = path.join(os.tmpdir(), `mailcue-plans-${process.pid}.json`);
   writeFileSync(plans, JSON.stringify({ growth: { opsPerMinute: 100000, concurrentSessions: 1000, restPerMinute: 100000 } }));
-  svc = await startService({ env: { MAILCUE_PLANS_FILE: plans, MAILCUE_AGENT_CONNECTION_MAX_MS: '15000' } });
+  // A 30 s cap: 200 deliveries must land inside one long-poll even on a loaded machine (at 15 s
+  // the full suite on a busy 2-core box timed some of the 200 watches out).
+  svc = await startService({ env: { MAILCUE_PLANS_FILE: plans, MAILCUE_AGENT_CONNECTION_MAX_MS: '30000' } });
   key = (await svc.createAccount('growth')).api_key;
   freeKey = (await svc.createAccount('free')).api_key;
 });
