@@ -13,6 +13,8 @@ export interface Hit {
   start: number;
   end: number;
   kind: number;
+  /** The keyword is a phrase of several words ("new password"), not one word. */
+  phrase: boolean;
 }
 
 const WORDY = /[a-z\u00c0-\u024f\u0400-\u04ff]/i;
@@ -153,7 +155,7 @@ export class KeywordMatcher {
         kind = this.kinds.get(norm(m[0]));
         if (this.seen.size < 4096) this.seen.set(m[0], kind);
       }
-      if (kind !== undefined) hits.push({ start: from + m.index, end: from + m.index + m[0].length, kind });
+      if (kind !== undefined) hits.push({ start: from + m.index, end: from + m.index + m[0].length, kind, phrase: /[\s\u00a0-]/.test(m[0]) });
     }
     return hits;
   }

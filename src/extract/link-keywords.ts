@@ -52,7 +52,7 @@ const OBJECTS = [
   'konto*', 'subskrypcj*', 'rejestracj*', 'hasło', 'hasła', 'adresu', 'účet', 'účtu', 'registraci', 'heslo',
   'odběr', 'e postadress*', 'prenumeration', 'registrering', 'lösenord', 'e mailadresse', 'tilmelding',
   'adgangskode', 'passord', 'sähköposti*', 'tili*', 'tilaus*', 'rekisteröi*', 'salasana*', 'e posta*', 'hesab*',
-  'abonelik', 'kayıt', 'şifre*', 'λογαριασμ*', 'εγγραφ*', 'διεύθυνση', 'почт*', 'адрес*', 'аккаунт*', 'учётн*',
+  'abonelik', 'kayıt', 'şifre*', 'λογαριασμ*', 'εγγραφ*', 'διεύθυνση', 'κωδικό πρόσβασης', 'κωδικού πρόσβασης', 'κωδικός πρόσβασης', 'почт*', 'адрес*', 'аккаунт*', 'учётн*',
   'учетн*', 'подписк*', 'регистрац*', 'пароль*', 'пошт*', 'акаунт*', 'обліков*', 'אימייל', 'דוא"ל', 'חשבון',
   'הרשמה', 'סיסמה', 'البريد', 'بريدك', 'حساب', 'الاشتراك', 'التسجيل', 'كلمة المرور', 'ईमेल', 'खाता', 'पंजीकरण',
   'पासवर्ड', 'อีเมล', 'บัญชี', 'สมัคร', 'รหัสผ่าน', 'tài khoản', 'đăng ký', 'mật khẩu', 'akun', 'langganan',
@@ -118,7 +118,7 @@ const ACTIONS = [
   // Turkish
   'doğrula*', 'dogrula*', 'onayla*', 'etkinleştir*', 'aktifleştir*', 'sıfırla*', 'yeni şifre',
   // Greek (stems without the accent's position: "επιβεβαίωση", "επιβεβαιώστε")
-  'επιβεβαίω*', 'επιβεβαιώ*', 'επαλήθευ*', 'επαληθεύ*', 'ενεργοποί*', 'ενεργοποιή*', 'επαναφορά', 'νέος κωδικός',
+  'επιβεβαίω*', 'επιβεβαιώ*', 'επαλήθευ*', 'επαληθεύ*', 'ενεργοποί*', 'ενεργοποιή*', 'επαναφορά', 'νέος κωδικός', 'νέο κωδικό',
   // Russian / Ukrainian
   'подтверд*', 'подтвержд*', 'активир*', 'активац*', 'сбросить', 'сброс пароля', 'новый пароль', 'верифик*',
   'підтверд*', 'підтвердж*', 'активу*', 'скинути', 'новий пароль',
@@ -187,7 +187,9 @@ const OTHERS = [
   'login attempt', 'sign in activity', 'login activity', 'new device', 'sign in alert', 'login alert',
   'security alert', 'neue anmeldung', 'nouvelle connexion', 'nuevo inicio de sesión', 'novo login',
   'новый вход', '新しいログイン', '新登录', '新的登录', '새로운 로그인', 'feedback', 'survey', 'careers', 'press', 'status',
-  'agenda', 'webinar', 'rsvp', 'your seat', 'register now',
+  'agenda', 'webinar', 'rsvp', 'your seat', 'register now', 'appointment', 'reservation', 'booking', 'payment',
+  'delivery', 'delivery address', 'shipping address', 'billing address', 'attendance', 'lieferadresse', 'termin',
+  'adresse de livraison', 'rendez vous', 'dirección de envío', 'endereço de entrega', 'cita', 'consulta',
   // German
   'abmelden', 'datenschutz', 'datenschutzerklärung', 'impressum',
   'hilfe', 'kontakt', 'agb', 'einstellungen', 'im browser', 'online ansehen', 'sendung verfolgen', 'bestellung',
@@ -308,6 +310,8 @@ export const URL_SIGN_IN = /magic|login|log-in|signin|sign-in|sign_in|auth|token
  * GoTrue-style `/auth/v1/verify?token=…&type=signup`, Keycloak action tokens, Kratos flows).
  */
 export const IDP_ACTION = /[?&]oobcode=|[?&]mode=(?:verifyemail|resetpassword|signin|recoveremail|verifyandchangeemail)|confirmuser|confirmsignup|\/auth\/v\d\/verify|action-token|login-actions\/|\/self-service\/(?:verification|recovery|login)|[?&]type=(?:signup|magiclink|recovery|invite|email_change)\b|\/magic[-_]?links?\//;
+/** URL stems naming what a verification acts on (the address, the account, a sign-in, the password). */
+export const URL_OBJECT = /mail|account|konto|compte|cuenta|conta|user|member|signup|sign-up|register|registr|subscri|optin|opt-in|password|passwort|wachtwoord|login|signin|sign-in|auth|magic|session|identity|profile|device|invite|invitation|onboard|welcome|activat|aktiv|ativ|attiv|reset|verif|token=|oobcode/;
 export const URL_LIST = /unsubscribe|unsub|optout|opt-out|opt_out|preference|abmelden|desinscri|baja|afmeld|uitschrijv|abbestell/;
 export const URL_OTHER = /unsubscribe|unsub|optout|opt-out|opt_out|preference|privacy|\/terms|legal|\/help|support|faq|contact|report|deny|\/block|cancel|logo|\/view|browser|getting-started|\/orders?\b|invoice|abmelden|desinscri|baja|\/lock|secure-account|secure_account|not-me|notme|wasnt-me|this-wasnt|\/webinar|\/events?\//;
 /**

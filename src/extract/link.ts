@@ -28,7 +28,7 @@
 // When no link passes on words, structure decides: in a mail that asks for the act, the one
 // tokenised call-to-action (or the one button among them) that is neither a footer, social, legal
 // nor safety link is the verification link; this covers languages the tables lack.
-import { ACTION, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
+import { ACTION, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
 import { lineStart, previousLineStart, type UrlSpan } from './text-prep.js';
 
@@ -103,7 +103,8 @@ function negated(hits: Hit[]): boolean {
  * a welcome mail does not, so it is never returned. utm_* values ("welcome_2025") are ignored.
  */
 export function hasToken(url: string): boolean {
-  const q = url.replace(/^[a-z]+:\/\/[^/?#]*/i, '').replace(UTM, '');
+  // Percent-escapes split words, not tokens ("%2Fdashboard" is no token).
+  const q = url.replace(/^[a-z]+:\/\/[^/?#]*/i, '').replace(UTM, '').replace(/%[0-9A-Fa-f]{2}/g, '/');
   for (const m of q.matchAll(TOKEN)) {
     const t = m[0];
     if (/^\d{12,}$/.test(t)) return true;
@@ -123,8 +124,10 @@ export function hasToken(url: string): boolean {
 function shortTokenAfterAction(rest: string): boolean {
   const m = URL_ACTION.exec(rest);
   if (!m) return false;
-  for (const t of rest.slice(m.index + m[0].length).replace(UTM, '').matchAll(/[A-Za-z0-9_-]{6,}/g)) {
-    if (/[0-9]/.test(t[0]) && /[A-Za-z]/.test(t[0])) return true;
+  for (const t of rest.slice(m.index + m[0].length).replace(UTM, '').replace(/%[0-9a-f]{2}/g, '/').matchAll(/[A-Za-z0-9]{6,}/g)) {
+    // Random-looking: letters and digits alternate at least twice ("abc123xyz", "4f9a2c"), which
+    // words with a year ("verified_2025") or an encoded slash ("%2Fdashboard") do not.
+    if ((t[0].match(/[A-Za-z](?=\d)|\d(?=[A-Za-z])/g)?.length ?? 0) >= 2) return true;
   }
   return false;
 }
@@ -140,8 +143,12 @@ export function subjectSignals(subject: string, namesCode: boolean): Pick<MailSi
   return { subjectAsks: has(hits, ACTION), subjectSignIn: has(hits, SIGN_IN) || namesCode, subjectObject: namesObject(hits) };
 }
 
-/** The account, address, subscription or password, a sign-in, or the code itself. */
-const namesObject = (hits: Hit[]): boolean => hits.some((h) => h.kind === OBJECT || h.kind === SIGN_IN || h.kind === CODE_NOUN);
+/**
+ * The account, address, subscription or password, a sign-in, or the code itself; an action phrase
+ * of several words names its object itself ("new password", "сброс пароля", "it was me").
+ */
+const namesObject = (hits: Hit[]): boolean =>
+  hits.some((h) => h.kind === OBJECT || h.kind === SIGN_IN || h.kind === CODE_NOUN || (h.kind === ACTION && h.phrase));
 
 /** What the body outside the links says: it asks for the act; it says its link expires. */
 export function bodySignals(text: string): Pick<MailSignals, 'bodyAsks' | 'expiring'> {
@@ -235,13 +242,16 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   // In bulk mail a button's own words are not enough: "Confirm your seat" in a newsletter.
   const mailAsks = !mail.bulk || mail.subjectAsks || mail.subjectSignIn || mail.bodyAsks || mail.hasCode || urlAsks;
   if (!(asked && evidenced && mailAsks && score >= MIN_SCORE)) return { reject: 'weak' };
-  if (mail.bulk && !urlAsks && !aboutAccount(c, mail, anchorHits, leadHits)) return { reject: 'weak' };
+  // "Confirm appointment", "Activate offer": the act must name what it acts on, unless the URL
+  // itself is an identity provider's action or carries the mail's code.
+  if (!idp && !carriesCode && !URL_OBJECT.test(rest) && !aboutAccount(c, mail, anchorHits, leadHits)) return { reject: 'weak' };
   return { score, why };
 }
 
 /**
- * Bulk mail also "confirms" seats and "activates" offers: there the act must name what it acts on
- * (the address, the account, the subscription) in the subject, the anchor or the text before it.
+ * Mail also "confirms" appointments and seats and "activates" offers: the act must name what it
+ * acts on (the address, the account, the subscription, a sign-in) in the subject, the anchor or
+ * the text before it.
  */
 function aboutAccount(c: LinkCandidate, mail: MailSignals, anchorHits: Hit[], leadHits: Hit[]): boolean {
   return mail.subjectObject || mail.hasCode || namesObject(anchorHits) || namesObject(leadHits) || namesObject(linkKeywords.find(c.wide));
@@ -260,7 +270,7 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
     if (c.anchor.trim() === '' || !hasToken(c.url) || URL_OTHER.test(rest) || SOCIAL_HOST.test(host)) return;
     if (/logo/.test(c.extra) || names(linkKeywords.find(c.anchor)) || names(linkKeywords.find(c.lead))) return;
     if (seen.has(c.url)) return;
-    if (mail.bulk && !aboutAccount(c, mail, linkKeywords.find(c.anchor), linkKeywords.find(c.lead))) return;
+    if (!URL_OBJECT.test(rest) && !aboutAccount(c, mail, linkKeywords.find(c.anchor), linkKeywords.find(c.lead))) return;
     seen.add(c.url);
     ctas.push(c);
   });
