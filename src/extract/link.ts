@@ -156,6 +156,20 @@ export function bodySignals(text: string): Pick<MailSignals, 'bodyAsks' | 'expir
   return { bodyAsks: has(hits, ACTION), expiring: has(hits, EXPIRY) };
 }
 
+interface CandidateHits {
+  anchor: Hit[];
+  lead: Hit[];
+  wide: Hit[];
+}
+
+/** Each candidate's texts are matched once, however many rules look at them. */
+const hitCache = new WeakMap<LinkCandidate, CandidateHits>();
+function hitsOf(c: LinkCandidate): CandidateHits {
+  let h = hitCache.get(c);
+  if (!h) hitCache.set(c, (h = { anchor: linkKeywords.find(c.anchor), lead: linkKeywords.find(c.lead), wide: linkKeywords.find(c.wide) }));
+  return h;
+}
+
 interface Scored {
   score: number;
   why: string[];
@@ -167,8 +181,7 @@ const quote = (s: string): string => `"${s.length > 40 ? `${s.slice(0, 39)}…` 
 
 /** Score one candidate. */
 export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
-  const anchorHits = linkKeywords.find(c.anchor);
-  const leadHits = linkKeywords.find(c.lead);
+  const { anchor: anchorHits, lead: leadHits, wide: wideHits } = hitsOf(c);
   // A link offered to someone who "didn't request this" is a safety exit, whatever it says.
   if (negated([...leadHits, ...anchorHits])) return { reject: 'safety' };
 
@@ -207,7 +220,7 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
       break;
     }
   }
-  if (!leadAsks && linkKeywords.has(c.wide, ACTION)) score += 1;
+  if (!leadAsks && has(wideHits, ACTION)) score += 1;
   if (mail.subjectAsks || mail.subjectSignIn) score += 1;
   if (has(anchorHits, CLICK) || has(leadHits, CLICK)) score += 1;
   if (idp) {
@@ -254,7 +267,7 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
  * the text before it.
  */
 function aboutAccount(c: LinkCandidate, mail: MailSignals, anchorHits: Hit[], leadHits: Hit[]): boolean {
-  return mail.subjectObject || mail.hasCode || namesObject(anchorHits) || namesObject(leadHits) || namesObject(linkKeywords.find(c.wide));
+  return mail.subjectObject || mail.hasCode || namesObject(anchorHits) || namesObject(leadHits) || namesObject(hitsOf(c).wide);
 }
 
 /** The structural fallback: the one call to action in a mail that asks for the act. */
@@ -268,9 +281,10 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
     const host = hostOf(c.url);
     const rest = c.url.slice(c.url.indexOf(host) + host.length).toLowerCase();
     if (c.anchor.trim() === '' || !hasToken(c.url) || URL_OTHER.test(rest) || SOCIAL_HOST.test(host)) return;
-    if (/logo/.test(c.extra) || names(linkKeywords.find(c.anchor)) || names(linkKeywords.find(c.lead))) return;
+    const hits = hitsOf(c);
+    if (/logo/.test(c.extra) || names(hits.anchor) || names(hits.lead)) return;
     if (seen.has(c.url)) return;
-    if (!URL_OBJECT.test(rest) && !aboutAccount(c, mail, linkKeywords.find(c.anchor), linkKeywords.find(c.lead))) return;
+    if (!URL_OBJECT.test(rest) && !aboutAccount(c, mail, hits.anchor, hits.lead)) return;
     seen.add(c.url);
     ctas.push(c);
   });
@@ -281,7 +295,7 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
 
 /** Whether any link manages a mailing list (unsubscribe, preferences): the mark of bulk mail. */
 export function isBulk(candidates: LinkCandidate[]): boolean {
-  return candidates.some((c) => URL_LIST.test(c.url.toLowerCase()) || has(linkKeywords.find(c.anchor), LIST));
+  return candidates.some((c) => URL_LIST.test(c.url.toLowerCase()) || has(hitsOf(c).anchor, LIST));
 }
 
 /** Best link among candidates (in mail order), with the reason for the pick or for null. */
