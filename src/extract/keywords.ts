@@ -235,7 +235,7 @@ const NUMBER_LABELS = [
   'st', 'avenue', 'ave', 'road', 'rd', 'blvd', 'boulevard', 'lane', 'ln', 'drive', 'highway', 'po box',
   'flight', 'seat', 'gate', 'terminal', 'store', 'branch', 'promo', 'promo code', 'promotion code',
   'promotional code', 'discount code', 'coupon', 'coupon code', 'voucher', 'voucher code', 'gift card',
-  'gift code', 'referral code', 'claim', 'policy', 'patient', 'employee', 'student', 'license', 'vat',
+  'gift code', 'referral code', 'invite code', 'invitation code', 'beta code', 'access code for the event', 'claim', 'policy', 'patient', 'employee', 'student', 'license', 'vat',
   'ssn', 'ext', 'extension', 'barcode', 'qr code', 'qrcode', 'error code', 'status code', 'country code',
   'product code', 'item code', 'source code', 'shortcode', 'encode', 'decode', 'unicode', 'opcode',
   'total', 'subtotal', 'amount', 'balance', 'price', 'payment', 'merchant', 'transaction', 'txn', 'no', 'nr',

@@ -26,6 +26,16 @@ export const LIST = 8;
 export const OBJECT = 9;
 /** "The link expires in 15 minutes", "can be used once": one-time links say so; marketing links do not. */
 export const EXPIRY = 10;
+/** Reports of an act already done ("your password was reset"): they ask for nothing. */
+export const DONE = 11;
+
+const DONES = [
+  'was reset', 'been reset', 'were reset', 'is reset', 'successfully reset', 'reset successfully', 'reset complete',
+  'reset is complete', 'was set', 'been set', 'set successfully', 'was confirmed', 'been confirmed', 'was verified',
+  'been verified', 'was activated', 'been activated', 'was approved', 'been approved', 'with your new password',
+  'using your new password', 'with the new password', 'mit ihrem neuen passwort', 'mit deinem neuen passwort',
+  'avec votre nouveau mot de passe', 'con tu nueva contraseña', 'com sua nova senha', 'с новым паролем',
+];
 
 const EXPIRIES = [
   'link expires', 'link will expire', 'link is valid', 'link is only valid', 'link can only be used once',
@@ -284,6 +294,7 @@ export const linkKeywords = new KeywordMatcher([
   [LIST, LISTS],
   [OBJECT, OBJECTS],
   [EXPIRY, EXPIRIES],
+  [DONE, DONES],
   [NEGATION, NEGATIONS],
   [NEUTRALIZER, NEUTRALIZERS],
 ]);
