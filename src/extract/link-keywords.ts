@@ -54,7 +54,8 @@ const EXPIRIES = [
  */
 const OBJECTS = [
   'email', 'e mail', 'email address', 'address', 'account', 'subscription', 'registration', 'sign up', 'signup',
-  'identity', 'device', 'password', 'newsletter', 'mailing list', 'profile', 'phone number',
+  'identity', 'device', 'password', 'newsletter', 'mailing list', 'profile', 'phone number', 'it\'s you',
+  'it is you', 'it was you', 'this is you', 'your identity',
   'e mail adresse', 'adresse', 'konto', 'abonnement', 'registrierung', 'passwort', 'gerät', 'identität',
   'e mailadres', 'inschrijving', 'registratie', 'wachtwoord', 'apparaat', 'compte', 'inscription', 'mot de passe',
   'appareil', 'correo', 'dirección', 'cuenta', 'suscripción', 'registro', 'contraseña', 'dispositivo', 'endereço',

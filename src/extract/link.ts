@@ -25,9 +25,9 @@
 // mail's code, or both an action anchor and an action URL, the act is asked for by the anchor, the lead-in or the
 // URL, and the mail as a whole asks for it (subject, body text outside the links, or the URL): a
 // "Confirm your seat" button in a newsletter is not a verification link.
-// When no link passes on words, structure decides: in a mail that asks for the act, the one
-// tokenised call-to-action (or the one button among them) that is neither a footer, social, legal
-// nor safety link is the verification link; this covers languages the tables lack.
+// When no link passes on words, structure decides: in a mail that asks for the act and delivers
+// no code, the one tokenised call-to-action (or the one button among them) that is neither a
+// footer, social, legal nor safety link is the verification link (languages the tables lack).
 import { ACTION, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
 import { lineStart, previousLineStart, type UrlSpan } from './text-prep.js';
@@ -272,7 +272,9 @@ function aboutAccount(c: LinkCandidate, mail: MailSignals, anchorHits: Hit[], le
 
 /** The structural fallback: the one call to action in a mail that asks for the act. */
 function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail: MailSignals): LinkCandidate | null {
-  if (!(mail.subjectAsks || mail.bodyAsks || mail.hasCode)) return null;
+  // A mail that delivers a code often has one "Open the app" button too: next to a code, a link
+  // must be named by its words or its URL, never by its place alone.
+  if (mail.hasCode || !(mail.subjectAsks || mail.bodyAsks)) return null;
   const ctas: LinkCandidate[] = [];
   const seen = new Set<string>();
   candidates.forEach((c, i) => {

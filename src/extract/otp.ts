@@ -339,10 +339,11 @@ export function pickOtp(parts: OtpPart[], docBonus: number): OtpPick {
   }
   if (pick !== null) return { otp: pick, reason };
   if (seen === 0) return { otp: null, reason: 'no 4-6 digit number outside links and addresses' };
+  const numbers = seen === 1 ? 'one number of 4-6 digits' : `${seen} numbers of 4-6 digits`;
   return {
     otp: null,
     reason: best.size === 0
-      ? `none of its ${seen} 4-6 digit numbers is a code (order, account, phone, postal, date, price, meeting or other numbers)`
-      : `no number is presented as a code (no code word, entry instruction or code layout next to any of ${seen})`,
+      ? `${numbers}, none a code: order, account, phone, postal, date, price, meeting or other labelled numbers`
+      : `${numbers}, none presented as a code (no code word, entry instruction or code layout near it)`,
   };
 }
