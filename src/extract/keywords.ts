@@ -211,7 +211,7 @@ const CODE_WORDS = [
   '安全码', '安全碼', '认证码', '認證碼', '验证代码', '驗證代碼', '登录码', '登入碼', '授权码', '授權碼',
   '一次性密码', '一次性密碼', '校验代码', '动态口令', '動態口令',
   // Other languages: Dutch/German/Nordic compounds are caught by "*code"/"*kode"/"*koodi"
-  'kod', 'kodu', 'kodem', 'kodunuz', 'kodun', 'kód', 'kódot', 'kódja', 'koden', '*kode', '*koden', '*koodi',
+  'kod', 'kodu', 'kodem', 'kodunuz', 'kodun', 'kód*', '*kod', '*koden', 'koden', '*kode', '*koden', '*koodi',
   '*koodisi', 'cod', 'codul', 'κωδικός', 'κωδικό', 'κωδικού', 'קוד', 'הקוד', 'رمز', 'الرمز', 'كود', 'कोड',
   'ओटीपी', 'รหัส', 'mã', 'kode', 'kodenya', 'รหัส otp',
   // Korean
@@ -273,7 +273,7 @@ const NUMBER_LABELS = [
   // Other languages
   'klantnummer', 'bestelnummer', 'ordernummer', 'factuurnummer', 'kvk', 'btw', 'huisnummer', 'numer zamówienia',
   'zamówienie', 'nip', 'regon', 'krs', 'kod pocztowy', 'numer klienta', 'číslo objednávky', 'číslo zákazníka',
-  'objednávka', 'ičo', 'dič', 'psč', 'kundnummer', 'org nr', 'organisationsnummer', 'organisasjonsnummer',
+  'objednávka', 'ičo', 'dič', 'psč', 'kundnummer', 'streckkod', 'org nr', 'organisationsnummer', 'organisasjonsnummer',
   'postnummer', 'momsnummer', 'kundenummer', 'ordrenummer', 'cvr', 'asiakasnumero', 'tilausnumero', 'y tunnus',
   'postinumero', 'müşteri numarası', 'müşteri no', 'sipariş', 'sipariş numarası', 'sipariş no', 'vergi no', 'mersis',
   'posta kodu', 'αριθμός πελάτη', 'παραγγελία', 'αφμ', 'γεμη', 'τ.κ.', 'מספר לקוח', 'מספר הזמנה', 'מיקוד',

@@ -167,7 +167,9 @@ function validate(text: string, groups: Array<[number, number]>, start: number, 
     if (!m && before2 !== '' && !/\s/.test(before2)) return null;
   }
   const head = text.slice(Math.max(0, start - 16), start);
-  if (CURRENCY_BEFORE.test(head) || COPYRIGHT.test(head) || MASKED_LONG.test(head) || (total === 4 && MASKED_SHORT.test(head))) return null;
+  // "**4821" masks a card; "**4821**" is Markdown bold around a code.
+  const boldMarkdown = head.endsWith('**') && text.startsWith('**', end);
+  if (CURRENCY_BEFORE.test(head) || COPYRIGHT.test(head) || (!boldMarkdown && (MASKED_LONG.test(head) || (total === 4 && MASKED_SHORT.test(head))))) return null;
   if (UNIT_AFTER.test(text.slice(end, end + 12))) return null;
   const value = groups.map(([a, b]) => text.slice(a, b)).join('');
   if (total === 5 && /(?:^|[^A-Za-z])[A-Z]{2} $/.test(head)) return null; // US "CA 94158" ZIP

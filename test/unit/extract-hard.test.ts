@@ -80,3 +80,36 @@ for (const [name, input, otp, verification_link] of cases) {
     t.deepEqual(extract(input), { otp, verification_link });
   });
 }
+
+/** Code layouts and code words in more languages: only the code is asserted here. */
+const codes: [string, Input, string | null][] = [
+  ['md bold 4', { subject: 'Code', text: 'Your code: **4821**' }, '4821'],
+  ['1-2-3', { subject: 'Code', text: 'Your code: 4-8-2-9-1-3' }, '482913'],
+  ['12 34 56', { subject: 'Code', text: 'Code de vérification : 48 29 13' }, '482913'],
+  ['guillemets', { subject: 'Code', text: 'Votre code : «482913»' }, '482913'],
+  ['cells w/ label cell', { subject: 'Security', html: '<table><tr><td>Code</td><td>482913</td></tr><tr><td>Order</td><td>771203</td></tr></table>' }, '482913'],
+  ['card mask 4', { subject: 'Card', text: 'Your card **4821 was charged.' }, null],
+  ['pin card', { subject: 'PIN', text: 'The PIN for card ending 4821 is 7734.' }, '7734'],
+  ['otp in span digits with spaces &nbsp;', { subject: 'OTP', html: '<p>OTP</p><p><span>4</span>&nbsp;<span>8</span>&nbsp;<span>2</span>&nbsp;<span>9</span></p>' }, '4829'],
+  ['code after colon line below 2', { subject: 'Verify', text: 'Your verification code is:\n\n\n   482913\n\nIt expires soon.' }, '482913'],
+  ['code in subject with brand digits', { subject: 'Acme 360: 482913 is your code', text: 'Hi' }, '482913'],
+  ['numbers record', { subject: 'Login code', text: 'Request 48213907 · Record 20250611 · Suite 1200 · 94105\nUse 582913 to sign in.' }, '582913'],
+  ['6 digit date like', { subject: 'Your code', text: 'Date: 20250611. Code: 582913' }, '582913'],
+  ['thai code', { subject: 'รหัสยืนยัน', text: 'รหัสยืนยันของคุณคือ 582913 รหัสสมาชิก 771203' }, '582913'],
+  ['vi code', { subject: 'Mã xác nhận', text: 'Mã xác nhận của bạn là 582913. Mã khách hàng: 771203.' }, '582913'],
+  ['he code', { subject: 'קוד אימות', text: 'קוד האימות שלך הוא 582913. מספר לקוח 771203.' }, '582913'],
+  ['el code', { subject: 'Κωδικός επαλήθευσης', text: 'Ο κωδικός επαλήθευσης είναι 582913. Αριθμός πελάτη 771203.' }, '582913'],
+  ['id code', { subject: 'Kode verifikasi', text: 'Kode verifikasi kamu: 582913. ID Pelanggan 771203.' }, '582913'],
+  ['nl code', { subject: 'Verificatiecode', text: 'Je verificatiecode is 582913. Klantnummer 771203.' }, '582913'],
+  ['sv code', { subject: 'Verifieringskod', text: 'Din verifieringskod är 582913. Kundnummer 771203.' }, '582913'],
+  ['fi code', { subject: 'Vahvistuskoodi', text: 'Vahvistuskoodisi on 582913. Asiakasnumero 771203.' }, '582913'],
+  ['cs code', { subject: 'Ověřovací kód', text: 'Váš ověřovací kód je 582913. Číslo zákazníka 771203.' }, '582913'],
+  ['hu code', { subject: 'Megerősítő kód', text: 'A megerősítő kódod: 582913. Ügyfélszám: 771203.' }, '582913'],
+  ['ar code digits', { subject: 'رمز التحقق', text: 'رمز التحقق: 582913\nرقم العميل: 771203' }, '582913'],
+];
+
+for (const [name, input, otp] of codes) {
+  test(`extract - hard code: ${name}`, (t) => {
+    t.is(extract(input).otp, otp);
+  });
+}
