@@ -26,6 +26,15 @@ export const LIST = 8;
 export const OBJECT = 9;
 /** "The link expires in 15 minutes", "can be used once": one-time links say so; marketing links do not. */
 export const EXPIRY = 10;
+/** "Or": a link offered as the alternative to the code just given ("… or click the button below"). */
+export const ALTERNATIVE = 12;
+
+const ALTERNATIVES = [
+  'or', 'alternatively', 'oder', 'alternativ', 'ou', 'o', 'of', 'oppure', 'lub', 'albo', 'nebo', 'alebo',
+  'vagy', 'sau', 'eller', 'tai', 'veya', 'ya da', 'ή', 'или', 'або', 'או', 'أو', 'या', 'หรือ', 'hoặc', 'atau',
+  'または', 'もしくは', '或', '或者', '또는',
+];
+
 /** Reports of an act already done ("your password was reset"): they ask for nothing. */
 export const DONE = 11;
 
@@ -296,6 +305,7 @@ export const linkKeywords = new KeywordMatcher([
   [OBJECT, OBJECTS],
   [EXPIRY, EXPIRIES],
   [DONE, DONES],
+  [ALTERNATIVE, ALTERNATIVES],
   [NEGATION, NEGATIONS],
   [NEUTRALIZER, NEUTRALIZERS],
 ]);

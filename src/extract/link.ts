@@ -28,7 +28,7 @@
 // When no link passes on words, structure decides: in a mail that asks for the act and delivers
 // no code, the one tokenised call-to-action (or the one button among them) that is neither a
 // footer, social, legal nor safety link is the verification link (languages the tables lack).
-import { ACTION, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
+import { ACTION, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
 import { lineStart, previousLineStart, type UrlSpan } from './text-prep.js';
 
@@ -222,7 +222,14 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   }
   if (!leadAsks && has(wideHits, ACTION)) score += 1;
   if (mail.subjectAsks || mail.subjectSignIn) score += 1;
-  if (has(anchorHits, CLICK) || has(leadHits, CLICK)) score += 1;
+  const clickable = has(anchorHits, CLICK) || has(leadHits, CLICK);
+  if (clickable) score += 1;
+  // Next to a code, "… or click the button below" offers this link as the code's other form.
+  const alternative = mail.hasCode && clickable && (has(anchorHits, ALTERNATIVE) || has(leadHits, ALTERNATIVE)) && !anchorOther && !names(leadHits);
+  if (alternative) {
+    score += 4;
+    why.push('it is offered instead of the code ("or click")');
+  }
   if (idp) {
     score += 5;
     why.push('its URL is an identity-provider action link');
@@ -246,7 +253,7 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   }
   if (c.button) score += 1;
 
-  const asked = anchorAsks || leadAsks || urlAsks;
+  const asked = anchorAsks || leadAsks || urlAsks || alternative;
   // Without an opaque token, the anchor and the URL must both spell the act ("Confirm your email"
   // → /verify?token=ab12): a short token is still a verification link, a bare /login is not.
   const shortToken = !tokenised && urlAsks && shortTokenAfterAction(rest);

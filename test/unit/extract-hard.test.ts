@@ -73,6 +73,11 @@ const cases: [string, Input, string | null, string | null][] = [
   ['tr code', { subject: 'Doğrulama kodunuz', text: 'Doğrulama kodunuz: 482913. Kodu kimseyle paylaşmayın. Müşteri no: 771203' }, '482913', null],
   ['pl link text markdown', { subject: 'Potwierdź adres e-mail', text: 'Cześć!\n\n[Potwierdź adres](https://sklep.example/potwierdz/Ab12Cd34Ef56Gh78)\n\n[Regulamin](https://sklep.example/regulamin)' }, null, 'https://sklep.example/potwierdz/Ab12Cd34Ef56Gh78'],
   ['invite code negative', { subject: 'You are invited', text: 'Use invite code 482913 to join the beta. Referral code 771203.' }, null, null],
+  ['or click continue', { subject: 'Your Acme code', html: `<p>Your code is <b>482913</b>.</p><p>Or click the button below:</p><a href="${T('go')}" style="background:#000;padding:10px">Continue</a><p><a href="${T('help')}">Help</a></p>` }, '482913', T('go')],
+  ['code + open app negative', { subject: 'Your Acme code', html: `<p>Your code is <b>482913</b>.</p><a href="${T('app')}" style="background:#000;padding:10px">Open the Acme app</a><p><a href="${T('help')}">Help</a></p>` }, '482913', null],
+  ['de oder klicken', { subject: 'Ihr Code', text: `Ihr Code: 482913\n\nOder klicken Sie hier: ${T('de')}\n` }, '482913', T('de')],
+  ['ja または', { subject: '認証コード', text: `認証コード：482913\nまたは次のリンクをクリック：${T('ja')}\n` }, '482913', T('ja')],
+  ['code + download app link w/ or', { subject: 'Your code', text: `Your code: 482913\nDon't have the app? Download it or visit ${T('dl')}\n` }, '482913', null],
 ];
 
 for (const [name, input, otp, verification_link] of cases) {
