@@ -8,23 +8,27 @@
 //           sign in? Reset your password"), unless an "ignore this email" follows the negation
 //   +5  the anchor asks for the act ("Verify email", "Konto aktivieren", "本登録を完了する"); sign-in
 //       words ("Log in") count only in a mail about signing in: its subject asks for it or names a
-//       code, the mail delivers a code, or the URL is a sign-in URL (magic links)
+//       code, the mail delivers a code, says its link expires or works once, or the URL is a
+//       sign-in URL (magic links)
 //   -6  the anchor names another kind of link (unsubscribe, privacy, help, deny, report, "secure
 //       your account" …); this outranks any action word in the same anchor ("Cancel this sign-in")
 //   ±3  the nearest keyword in the lead-in (same line, or the previous line when the link starts
 //       its own line) asks for the act (+3) or names another kind of link (-3)
 //   +1  an action word in the 300 characters before; +1 the subject asks; +1 "click/open this link"
+//   +4  next to a code, "… or click the button below" offers the link as the code's other form
 //   +2 / -3  the URL path or query spells the act (verify, bevestigen, reset, magic, token= …) /
 //       another kind (unsubscribe, privacy, report, deny, lock); -6 social hosts; -4 logos
 //   +5  (instead of +2) the URL is an identity provider's action link (…/__/auth/action?mode=…&
 //       oobCode=…, confirmUser, /auth/v1/verify, action tokens): it needs no word next to it
 //   +1  the URL carries an opaque token (or a short one after its action: "/confirm/abc123XYZ");
 //       +2 it carries the very code the mail delivers ("/verify?code=4831"); +1 drawn as a button
-// A link is returned when it scores at least 4, carries a token (random-looking letters+digits:
-// every verification, magic and reset link does; a plain login or dashboard link does not), the
-// mail's code, or both an action anchor and an action URL, the act is asked for by the anchor, the lead-in or the
-// URL, and the mail as a whole asks for it (subject, body text outside the links, or the URL): a
-// "Confirm your seat" button in a newsletter is not a verification link.
+// A link is returned when it scores at least 4; the act is asked for by the anchor, the lead-in,
+// the URL or the "or click" offer; it carries a token (every verification, magic and reset link
+// does; a plain login or dashboard link does not), the mail's code, or both an action anchor and
+// an action URL; the act names what it acts on (address, account, subscription, password, a
+// sign-in: "Confirm appointment" and "Activate offer" do not) unless the URL does; and, in bulk
+// mail (unsubscribe or preference links), the mail itself asks for it (subject, text outside the
+// links, or the URL): a "Confirm your seat" button in a newsletter is not a verification link.
 // When no link passes on words, structure decides: in a mail that asks for the act and delivers
 // no code, the one tokenised call-to-action (or the one button among them) that is neither a
 // footer, social, legal nor safety link is the verification link (languages the tables lack).
