@@ -35,6 +35,15 @@ const ALTERNATIVES = [
   'または', 'もしくは', '或', '或者', '또는',
 ];
 
+/** "If": a negation in a conditional ("If this wasn't you") opens a safety exit; a plain one does not. */
+export const IF = 13;
+
+const IFS = [
+  'if', 'wenn', 'falls', 'si', 'se', 'indien', 'jeśli', 'jeżeli', 'pokud', 'jestli', 'ak', 'ha', 'dacă', 'hvis',
+  'om', 'jos', 'eğer', 'αν', 'εάν', 'если', 'якщо', 'אם', 'إذا', 'إن', 'अगर', 'यदि', 'ถ้า', 'หาก', 'nếu',
+  'jika', 'kalau', 'apabila', 'もし', '場合', '如果', '若', '만약', '경우',
+];
+
 /** Reports of an act already done ("your password was reset"): they ask for nothing. */
 export const DONE = 11;
 
@@ -306,6 +315,7 @@ export const linkKeywords = new KeywordMatcher([
   [EXPIRY, EXPIRIES],
   [DONE, DONES],
   [ALTERNATIVE, ALTERNATIVES],
+  [IF, IFS],
   [NEGATION, NEGATIONS],
   [NEUTRALIZER, NEUTRALIZERS],
 ]);

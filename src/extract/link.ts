@@ -32,7 +32,7 @@
 // When no link passes on words, structure decides: in a mail that asks for the act and delivers
 // no code, the one tokenised call-to-action (or the one button among them) that is neither a
 // footer, social, legal nor safety link is the verification link (languages the tables lack).
-import { ACTION, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
+import { ACTION, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
 import { lineStart, previousLineStart, type UrlSpan } from './text-prep.js';
 
@@ -98,6 +98,36 @@ function negated(hits: Hit[]): boolean {
     else if (h.kind === NEUTRALIZER) state = false;
   }
   return state;
+}
+
+const SENTENCE_END = /[.!?。！？؟](?:\s|$)|\n/g;
+
+/**
+ * A negation in the lead-in opens a safety exit only in its conditional or question form ("If this
+ * wasn't you, …", "Didn't request this?", "Not you?"); "… because we did not recognize your
+ * device. To finish, click …" is a statement and leaves the link alone.
+ */
+function leadNegated(lead: string, hits: Hit[]): boolean {
+  let neg: Hit | undefined;
+  for (const h of hits) {
+    if (h.kind === NEGATION) neg = h;
+    else if (h.kind === NEUTRALIZER) neg = undefined;
+  }
+  if (!neg) return false;
+  let from = 0;
+  let to = lead.length;
+  SENTENCE_END.lastIndex = 0;
+  for (let m = SENTENCE_END.exec(lead); m; m = SENTENCE_END.exec(lead)) {
+    const end = m.index + m[0].length;
+    if (end <= neg.start) from = end;
+    else {
+      to = end;
+      break;
+    }
+  }
+  const sentence = lead.slice(from, to);
+  if (/[?？؟]/.test(sentence) || !/[\p{L}\p{N}]/u.test(lead.slice(from, neg.start))) return true;
+  return hits.some((h) => h.kind === IF && h.start >= from && h.end <= to);
 }
 
 /**
@@ -187,7 +217,7 @@ const quote = (s: string): string => `"${s.length > 40 ? `${s.slice(0, 39)}…` 
 export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   const { anchor: anchorHits, lead: leadHits, wide: wideHits } = hitsOf(c);
   // A link offered to someone who "didn't request this" is a safety exit, whatever it says.
-  if (negated([...leadHits, ...anchorHits])) return { reject: 'safety' };
+  if (negated(anchorHits) || leadNegated(c.lead, leadHits)) return { reject: 'safety' };
 
   const host = hostOf(c.url);
   const rest = c.url.slice(c.url.indexOf(host) + host.length).toLowerCase();

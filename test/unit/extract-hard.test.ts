@@ -78,6 +78,8 @@ const cases: [string, Input, string | null, string | null][] = [
   ['de oder klicken', { subject: 'Ihr Code', text: `Ihr Code: 482913\n\nOder klicken Sie hier: ${T('de')}\n` }, '482913', T('de')],
   ['ja または', { subject: '認証コード', text: `認証コード：482913\nまたは次のリンクをクリック：${T('ja')}\n` }, '482913', T('ja')],
   ['code + download app link w/ or', { subject: 'Your code', text: `Your code: 482913\nDon't have the app? Download it or visit ${T('dl')}\n` }, '482913', null],
+  ['a plain negation before the link is no safety exit', { subject: 'Please verify your device', text: 'A sign in attempt requires further verification because we did not recognize your device. To complete the sign in, enter 482139 on the verification page or click https://code.example/device/confirm/Qz81kL2x.\n\nIf you did not attempt to sign in, reset your password at https://code.example/password_reset/Hk29dLq8ZpW3xNc7.' }, '482139', 'https://code.example/device/confirm/Qz81kL2x'],
+  ['a conditional negation before the only link is a safety exit', { subject: 'Password changed', text: 'Your password was changed. If you did not do this, reset it now: https://code.example/password_reset/Hk29dLq8ZpW3xNc7' }, null, null],
 ];
 
 for (const [name, input, otp, verification_link] of cases) {
