@@ -13,7 +13,7 @@ export interface Hit {
   start: number;
   end: number;
   kind: number;
-  /** The keyword is a phrase of several words ("new password"), not one word. */
+  /** The keyword is a phrase of several words ("new password") or a long word without spaces ("本登録"). */
   phrase: boolean;
 }
 
@@ -109,6 +109,14 @@ function firstChars(patterns: string[]): string {
   return [...set].map((c) => (c === '-' || c === ']' || c === '^' ? `\\${c}` : c)).join('');
 }
 
+/**
+ * Several words ("new password"), or a word of a script without spaces or case that carries its
+ * object with it ("本登録", "활성화"): such a keyword says more than one Latin word does.
+ */
+function isPhrase(matched: string): boolean {
+  return /[\s\u00a0-]/.test(matched) || (!WORDY.test(matched) && matched.length >= 3);
+}
+
 export class KeywordMatcher {
   private readonly re: RegExp;
   private readonly kinds = new Map<string, number>();
@@ -155,7 +163,7 @@ export class KeywordMatcher {
         kind = this.kinds.get(norm(m[0]));
         if (this.seen.size < 4096) this.seen.set(m[0], kind);
       }
-      if (kind !== undefined) hits.push({ start: from + m.index, end: from + m.index + m[0].length, kind, phrase: /[\s\u00a0-]/.test(m[0]) });
+      if (kind !== undefined) hits.push({ start: from + m.index, end: from + m.index + m[0].length, kind, phrase: isPhrase(m[0]) });
     }
     return hits;
   }

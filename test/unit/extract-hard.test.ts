@@ -80,6 +80,8 @@ const cases: [string, Input, string | null, string | null][] = [
   ['code + download app link w/ or', { subject: 'Your code', text: `Your code: 482913\nDon't have the app? Download it or visit ${T('dl')}\n` }, '482913', null],
   ['a plain negation before the link is no safety exit', { subject: 'Please verify your device', text: 'A sign in attempt requires further verification because we did not recognize your device. To complete the sign in, enter 482139 on the verification page or click https://code.example/device/confirm/Qz81kL2x.\n\nIf you did not attempt to sign in, reset your password at https://code.example/password_reset/Hk29dLq8ZpW3xNc7.' }, '482139', 'https://code.example/device/confirm/Qz81kL2x'],
   ['a conditional negation before the only link is a safety exit', { subject: 'Password changed', text: 'Your password was changed. If you did not do this, reset it now: https://code.example/password_reset/Hk29dLq8ZpW3xNc7' }, null, null],
+  ['Japanese 本登録 names its object itself', { subject: '【Acme】本登録のご案内', text: 'Acmeをご利用いただきありがとうございます。\n以下のURLをクリックして本登録を完了してください。\nhttps://acme.example.jp/r/Hk29dLq8ZpW3xNc7\n※URLの有効期限は24時間です。' }, null, 'https://acme.example.jp/r/Hk29dLq8ZpW3xNc7'],
+  ['Korean 활성화 button', { subject: '[Acme] 계정 활성화', html: '<p>아래 버튼을 눌러 활성화를 완료하세요.</p><a href="https://acme.example.kr/a/Hk29dLq8ZpW3xNc7">활성화하기</a>' }, null, 'https://acme.example.kr/a/Hk29dLq8ZpW3xNc7'],
 ];
 
 for (const [name, input, otp, verification_link] of cases) {
