@@ -339,9 +339,10 @@ export const URL_SIGN_IN = /magic|login|log-in|signin|sign-in|sign_in|auth|token
 /**
  * Identity-provider action links: the URL alone says what it does, so no word next to it is needed
  * (Firebase-style `__/auth/action?mode=verifyEmail&oobCode=…`, Cognito-style `confirmUser`,
- * GoTrue-style `/auth/v1/verify?token=…&type=signup`, Keycloak action tokens, Kratos flows).
+ * GoTrue-style `/auth/v1/verify?token=…&type=signup`, Keycloak action tokens, Kratos flows, B2C
+ * invitations carrying an `id_token_hint`).
  */
-export const IDP_ACTION = /[?&]oobcode=|[?&]mode=(?:verifyemail|resetpassword|signin|recoveremail|verifyandchangeemail)|confirmuser|confirmsignup|\/auth\/v\d\/verify|action-token|login-actions\/|\/self-service\/(?:verification|recovery|login)|[?&]type=(?:signup|magiclink|recovery|invite|email_change)\b|\/magic[-_]?links?\//;
+export const IDP_ACTION = /[?&]oobcode=|[?&]id_token_hint=|[?&]mode=(?:verifyemail|resetpassword|signin|recoveremail|verifyandchangeemail)|confirmuser|confirmsignup|\/auth\/v\d\/verify|action-token|login-actions\/|\/self-service\/(?:verification|recovery|login)|[?&]type=(?:signup|magiclink|recovery|invite|email_change)\b|\/magic[-_]?links?\//;
 /** URL stems naming what a verification acts on (the address, the account, a sign-in, the password). */
 export const URL_OBJECT = /mail|account|konto|compte|cuenta|conta|user|member|signup|sign-up|register|registr|subscri|optin|opt-in|password|passwort|wachtwoord|login|signin|sign-in|auth|magic|session|identity|profile|device|invite|invitation|onboard|welcome|activat|aktiv|ativ|attiv|reset|verif|token=|oobcode/;
 export const URL_LIST = /unsubscribe|unsub|optout|opt-out|opt_out|preference|abmelden|desinscri|baja|afmeld|uitschrijv|abbestell/;
