@@ -2,7 +2,7 @@
 // decoded message (subject, text/plain, text/html). Pure and synchronous; no runtime dependencies.
 import { htmlToText } from './html-to-text.js';
 import { CODE_WORD, otpKeywords } from './keywords.js';
-import { bodySignals, isBulk, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, pickLink, subjectSignals, textLinkCandidates } from './link.js';
+import { bodySignals, isBulk, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, pickLink, subjectSignals, textLinkCandidates, trailAfter } from './link.js';
 import { type OtpPart, pickOtp } from './otp.js';
 import { cleanText, findUrls, foldDigits, maskUrlsAndEmails, SUBJECT_CAP, type UrlSpan } from './text-prep.js';
 
@@ -89,6 +89,7 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
         anchor,
         lead: leadBefore(htmlText, l.start),
         wide: htmlText.slice(Math.max(0, l.start - 300), l.start),
+        trail: trailAfter(htmlText, l.end),
         extra: l.extra,
         button: l.button,
       });

@@ -82,6 +82,10 @@ const cases: [string, Input, string | null, string | null][] = [
   ['a conditional negation before the only link is a safety exit', { subject: 'Password changed', text: 'Your password was changed. If you did not do this, reset it now: https://code.example/password_reset/Hk29dLq8ZpW3xNc7' }, null, null],
   ['Japanese 本登録 names its object itself', { subject: '【Acme】本登録のご案内', text: 'Acmeをご利用いただきありがとうございます。\n以下のURLをクリックして本登録を完了してください。\nhttps://acme.example.jp/r/Hk29dLq8ZpW3xNc7\n※URLの有効期限は24時間です。' }, null, 'https://acme.example.jp/r/Hk29dLq8ZpW3xNc7'],
   ['Korean 활성화 button', { subject: '[Acme] 계정 활성화', html: '<p>아래 버튼을 눌러 활성화를 완료하세요.</p><a href="https://acme.example.kr/a/Hk29dLq8ZpW3xNc7">활성화하기</a>' }, null, 'https://acme.example.kr/a/Hk29dLq8ZpW3xNc7'],
+  ['text open url to confirm', { subject: 'Welcome to Acme', text: 'Hi Ana,\n\nOpen https://acme.example/w/Hk29dLq8ZpW3xNc7 to confirm your account.\n\nAcme' }, null, 'https://acme.example/w/Hk29dLq8ZpW3xNc7'],
+  ['html click here to verify', { subject: 'Welcome to Acme', html: '<p>Click <a href="https://acme.example/w/Hk29dLq8ZpW3xNc7">here</a> to verify your email address.</p>' }, null, 'https://acme.example/w/Hk29dLq8ZpW3xNc7'],
+  ['html here if not you', { subject: 'New sign-in', html: '<p>Click <a href="https://acme.example/s/Hk29dLq8ZpW3xNc7">here</a> if this wasn\'t you.</p>' }, null, null],
+  ['text visit url to unsubscribe', { subject: 'News', text: 'Visit https://acme.example/u/Hk29dLq8ZpW3xNc7 to unsubscribe from this list.' }, null, null],
 ];
 
 for (const [name, input, otp, verification_link] of cases) {
