@@ -2,7 +2,7 @@
 // decoded message (subject, text/plain, text/html). Pure and synchronous; no runtime dependencies.
 import { htmlToText } from './html-to-text.js';
 import { CODE_WORD, otpKeywords } from './keywords.js';
-import { bodySignals, isBulk, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, pickLink, subjectSignals, textLinkCandidates, trailAfter } from './link.js';
+import { bodySignals, isBulk, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, pickLink, refusedByWords, subjectSignals, textLinkCandidates, trailAfter } from './link.js';
 import { type OtpPart, pickOtp } from './otp.js';
 import { cleanText, findUrls, foldDigits, maskUrlsAndEmails, SUBJECT_CAP, type UrlSpan } from './text-prep.js';
 
@@ -105,8 +105,11 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
   };
   let link = reading ? pickLink(htmlCandidates, mail) : { url: null as string | null, reason: 'the mail has no web links' };
   if (link.url === null && text) {
+    // The text part may hold the only copy of a link; a link the HTML shows and rejected (a safety
+    // exit, a footer link) by its own words stays rejected whatever the plain-text layout around it.
     const fromText = pickLink(textCandidates, mail);
-    if (fromText.url !== null || !reading || reading.links.length === 0) link = fromText;
+    const refusedInHtml = fromText.url !== null && htmlCandidates.some((c) => c.url === fromText.url && refusedByWords(c));
+    if (!refusedInHtml && (fromText.url !== null || htmlCandidates.length === 0)) link = fromText;
   }
   return { otp: code.otp, verification_link: link.url, otp_reason: code.reason, link_reason: link.reason };
 }

@@ -347,6 +347,12 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
   return buttons.length === 1 ? buttons[0]! : null;
 }
 
+/** The link's own words refuse it: a safety exit or another kind of link ("Unsubscribe", "Not me"). */
+export function refusedByWords(c: LinkCandidate): boolean {
+  const h = hitsOf(c);
+  return negated(h.anchor) || leadNegated(c.lead, h.lead) || negated(h.trail) || names(h.anchor);
+}
+
 /** Whether any link manages a mailing list (unsubscribe, preferences): the mark of bulk mail. */
 export function isBulk(candidates: LinkCandidate[]): boolean {
   return candidates.some((c) => URL_LIST.test(c.url.toLowerCase()) || has(hitsOf(c).anchor, LIST));

@@ -86,6 +86,8 @@ const cases: [string, Input, string | null, string | null][] = [
   ['html click here to verify', { subject: 'Welcome to Acme', html: '<p>Click <a href="https://acme.example/w/Hk29dLq8ZpW3xNc7">here</a> to verify your email address.</p>' }, null, 'https://acme.example/w/Hk29dLq8ZpW3xNc7'],
   ['html here if not you', { subject: 'New sign-in', html: '<p>Click <a href="https://acme.example/s/Hk29dLq8ZpW3xNc7">here</a> if this wasn\'t you.</p>' }, null, null],
   ['text visit url to unsubscribe', { subject: 'News', text: 'Visit https://acme.example/u/Hk29dLq8ZpW3xNc7 to unsubscribe from this list.' }, null, null],
+  ['a safety exit the HTML refuses stays refused in the text part', { subject: 'New sign-in', html: '<p>New sign-in from Firefox.</p><p>Not you? <a href="https://acme.example/secure/Hk29dLq8ZpW3xNc7">Lock my account</a></p>', text: 'New sign-in from Firefox.\n\nPlease confirm your account:\nhttps://acme.example/secure/Hk29dLq8ZpW3xNc7\n' }, null, null],
+  ['an image button without alt: the text part names the link', { subject: 'Welcome', html: '<p>Welcome to Acme.</p><a href="https://acme.example/v/Hk29dLq8ZpW3xNc7"><img src="https://acme.example/btn.png"></a>', text: 'Welcome to Acme.\n\nVerify your email address:\nhttps://acme.example/v/Hk29dLq8ZpW3xNc7\n' }, null, 'https://acme.example/v/Hk29dLq8ZpW3xNc7'],
 ];
 
 for (const [name, input, otp, verification_link] of cases) {
