@@ -1,7 +1,7 @@
 // Public entry of the extraction module: finds the one-time code and the verification link in a
 // decoded message (subject, text/plain, text/html). Pure and synchronous; no runtime dependencies.
 import { htmlToText } from './html-to-text.js';
-import { CODE_WORD, otpKeywords } from './keywords.js';
+import { CODE_WORD, MEETING, otpKeywords } from './keywords.js';
 import { bodySignals, isBulk, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, pickLink, refusedByWords, subjectSignals, textLinkCandidates, trailAfter } from './link.js';
 import { type OtpPart, pickOtp } from './otp.js';
 import { cleanText, findUrls, foldDigits, maskUrlsAndEmails, SUBJECT_CAP, type UrlSpan } from './text-prep.js';
@@ -74,7 +74,8 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
   const codeIn = (s: string): boolean => otpKeywords.has(s.length > DOC_SCAN ? s.slice(0, DOC_SCAN) : s, CODE_WORD);
   const subjectNamesCode = codeIn(subject);
   const docBonus = subjectNamesCode ? 2 : codeIn(htmlText) || codeIn(text) ? 1 : 0;
-  const code = pickOtp(parts, docBonus);
+  const meetingIn = (s: string): boolean => otpKeywords.has(s.length > DOC_SCAN ? s.slice(0, DOC_SCAN) : s, MEETING);
+  const code = pickOtp(parts, docBonus, meetingIn(subject) || meetingIn(htmlText) || meetingIn(text));
 
   const body = reading
     ? outsideLinks(htmlText, reading.links.map((l) => [l.start, l.end]))

@@ -121,6 +121,8 @@ const codes: [string, Input, string | null][] = [
   ['cs code', { subject: 'Ověřovací kód', text: 'Váš ověřovací kód je 582913. Číslo zákazníka 771203.' }, '582913'],
   ['hu code', { subject: 'Megerősítő kód', text: 'A megerősítő kódod: 582913. Ügyfélszám: 771203.' }, '582913'],
   ['ar code digits', { subject: 'رمز التحقق', text: 'رمز التحقق: 582913\nرقم العميل: 771203' }, '582913'],
+  ['zoom far passcode', { subject: 'Invitation: Weekly sync @ Mon 10:00', text: 'Ana is inviting you to a scheduled Zoom meeting.\n\nJoin Zoom Meeting\nhttps://zoom.example/j/84512345678?pwd=Ab12\n\nMeeting ID: 845 1234 5678\n\nOne tap mobile\n+16465588656,,84512345678# US\n\nPasscode: 482913\n' }, null],
+  ['verification code mentioning meeting', { subject: 'Your verification code', text: 'Before your meeting with our advisor, verify your email.\nVerification code: 482913' }, '482913'],
 ];
 
 for (const [name, input, otp] of codes) {
