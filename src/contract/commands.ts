@@ -79,10 +79,9 @@ export type WebhookCommand =
   | { type: 'webhook.deliveries'; accountId: string; id: string }
   | { type: 'webhook.rekey'; accountId: string; key: string };
 
-export type ShardCommand = { type: 'shard.stats' } | { type: 'shard.ping' };
+export type ShardCommand = { type: 'shard.stats' };
 
 export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand;
-export type CommandType = Command['type'];
 
 /** The key a command is routed by, or null for commands that go to every shard. */
 export function routeKey(command: Command): string | null {
@@ -120,7 +119,6 @@ export function routeKey(command: Command): string | null {
     case 'inbox.list':
     case 'inbox.delete_by_domain':
     case 'shard.stats':
-    case 'shard.ping':
       return null;
     default:
       return command.address;
