@@ -18,7 +18,7 @@ const statusLine = (status: number): string => {
 
 const READ_HEADERS = [
   'authorization', 'content-type', 'content-length', 'transfer-encoding', 'accept', 'origin',
-  'mcp-session-id', 'mcp-protocol-version', 'last-event-id',
+  'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'accept-encoding', 'if-none-match',
 ] as const;
 type ReadHeader = (typeof READ_HEADERS)[number];
 
