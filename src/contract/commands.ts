@@ -85,13 +85,12 @@ export type WebhookCommand =
   | { type: 'webhook.deliveries'; accountId: string; id: string }
   | { type: 'webhook.rekey'; accountId: string; key: string };
 
-export type ShardCommand = { type: 'shard.stats' } | { type: 'shard.ping' };
+export type ShardCommand = { type: 'shard.stats' };
 
 /** The account's changes on one shard after a cursor (account-feed.ts); sent to every shard. */
 export type FeedCommand = { type: 'feed.watch'; accountId: string; since: number | null; epoch: string | null; timeoutMs: number };
 
 export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand | FeedCommand;
-export type CommandType = Command['type'];
 
 /** The key a command is routed by, or null for commands that go to every shard. */
 export function routeKey(command: Command): string | null {
@@ -129,7 +128,6 @@ export function routeKey(command: Command): string | null {
     case 'inbox.list':
     case 'inbox.delete_by_domain':
     case 'shard.stats':
-    case 'shard.ping':
     case 'feed.watch':
       return null;
     default:

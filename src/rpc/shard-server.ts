@@ -1,4 +1,4 @@
-// The shard's gRPC server: unpacks envelopes from the Mailbox streams (and unary Call), dispatches
+// The shard's gRPC server: unpacks envelopes from the Mailbox streams, dispatches
 // them to the actors, and writes replies. A cancel envelope, or the stream going away, aborts the
 // request, which frees any waiter it parked.
 import type { Command } from '../contract/commands.js';
@@ -75,11 +75,6 @@ export function createShardServer(actors: CommandDispatcher, log: Logger): grpc.
       });
       call.on('cancelled', abortAll);
       call.on('error', abortAll);
-    },
-    Call(call: grpc.ServerUnaryCall<Envelope, Reply>, callback: grpc.sendUnaryData<Reply>) {
-      const cancel = new Cancellation();
-      call.on('cancelled', () => cancel.abort());
-      run(actors, call.request, cancel, log, (reply) => callback(null, reply));
     },
   });
   server.addService(HealthService.service, {
