@@ -109,6 +109,7 @@ test('cli help - --help on every command, exit codes documented at the top', asy
     const r = await cli([...args, '--help']);
     t.is(r.code, 0, args.join(' '));
     t.regex(r.stdout, new RegExp(`^Usage: mailcue ${args.join(' ')}`));
+    t.regex(r.stdout, /Exit codes: 0 ok, 1 error, 2 usage, 3 not found, 4 auth, 5 plan, 124 timeout/);
   }
   // A reader that stops early (`| head -1`) ends the client quietly, without a stack trace.
   const { execFileSync } = await import('node:child_process');

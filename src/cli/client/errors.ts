@@ -20,6 +20,8 @@ export const EXIT_CODES_HELP = `Exit codes:
   5    plan required (feature or credits not available on your plan)
   124  timed out waiting (mailcue wait, inbox create --wait-otp)`;
 
+export const EXIT_CODES_SHORT = 'Exit codes: 0 ok, 1 error, 2 usage, 3 not found, 4 auth, 5 plan, 124 timeout (mailcue --help).';
+
 export class CliError extends Error {
   constructor(
     readonly code: string,
