@@ -2,7 +2,7 @@
 // first poll times out at 60 s on the server, the client asks again, and a code sent during the
 // second poll is printed. Slow by nature (just over a minute), so in a file of its own.
 import test from 'ava';
-import { parkedWaiters, runCli, tempConfigHome } from '../helpers/cli.js';
+import { metricsText, parkedWaiters, runCli, tempConfigHome } from '../helpers/cli.js';
 import { sendMail } from '../helpers/mail.js';
 import { startService, type Service } from '../helpers/service.js';
 
@@ -17,8 +17,7 @@ test.after.always(async () => {
 
 /** Long-polls answered so far (any status), from the front's request counter. */
 async function waitsAnswered(): Promise<number> {
-  const base = (svc as Service & { opsUrl?: string }).opsUrl ?? svc.baseUrl;
-  const text = await (await fetch(`${base}/metrics`)).text();
+  const text = await metricsText(svc);
   let total = 0;
   for (const m of text.matchAll(/^mailcue_http_requests_total\{[^}]*route="[^"]*messages\/wait"[^}]*\} (\d+)/gm)) total += Number(m[1]);
   return total;
