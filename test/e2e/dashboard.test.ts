@@ -309,13 +309,16 @@ test.serial('dashboard - webhooks: the delivery log, and a webhook disabled afte
 
 test.serial('dashboard - account: plan, credits, sessions and an MCP config; a rotated key leads back to sign-in with a message', async (t) => {
   const account = await svc.createAccount('growth');
-  const { page, close } = await openPage(browser, svc.baseUrl);
+  const { page, context, close } = await openPage(browser, svc.baseUrl);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: svc.baseUrl });
   await signIn(page, svc.baseUrl, account.api_key, '/dashboard/account');
   await page.waitForSelector('#account-plan:has-text("Growth ($49/month)")');
   t.regex(await page.textContent('#credits') ?? '', /0 used · 100,000 left of 100,000/);
   t.regex(await page.textContent('#ops-minute') ?? '', /of 60/);
   t.regex(await page.textContent('#sessions-open') ?? '', /0 of 5/);
-  const config = JSON.parse(await page.textContent('#mcp-config') ?? '{}');
+  t.notRegex(await page.textContent('#mcp-config') ?? '', new RegExp(account.api_key), 'the key is not on screen');
+  await page.click('button[aria-label="Copy MCP client config"]');
+  const config = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
   t.is(config.mcpServers.mailcue.url, `${svc.baseUrl}/mcp`);
   t.is(config.mcpServers.mailcue.headers.Authorization, `Bearer ${account.api_key}`);
 
