@@ -1,5 +1,6 @@
 // REST /v1/inboxes and their messages (DESIGN §3). Thin: parse, call a service, answer.
 import * as inboxes from '../../services/inboxes.js';
+import { extractionOf } from '../../contract/model.js';
 import * as messages from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';
 import { intInRange, normalizeAddress, optionalBool, optionalSince, requireMessageId } from '../../services/validate.js';
@@ -68,7 +69,7 @@ export function inboxRoutes(router: Router, deps: Deps): void {
       const who = await caller(deps, ex);
       const m = await messages.getMessage(deps, who, address(ex), requireMessageId(ex.params[1], 'id'));
       const { size: _size, ...message } = m;
-      ok(ex, 200, { data: { ...message, has_attachment: m.attachments.length > 0 } });
+      ok(ex, 200, { data: { ...message, extraction: extractionOf(m), has_attachment: m.attachments.length > 0 } });
     })
     .add('get', '/v1/inboxes/:address/messages/:id/raw', async (ex) => {
       const raw = await admitRestAndRead(deps, ex, (who) => messages.rawMessage(deps, who, address(ex), requireMessageId(ex.params[1], 'id')));
