@@ -172,6 +172,7 @@ test.serial('dashboard - message viewer: code and link on top, text from HTML, h
   await page.focus('#tab-html');
   await page.keyboard.press('ArrowRight');
   t.is(await page.evaluate(() => document.activeElement?.id), 'tab-text');
+  t.not(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'none', 'keyboard focus is visible');
   t.is(await page.getAttribute('#tab-text', 'aria-selected'), 'true');
   t.regex(await page.textContent('#message-text') ?? '', /Your verification code is 604215\.\s+Confirm email/, 'an HTML-only mail has a text view');
   t.true(page.url().endsWith('#text'));
