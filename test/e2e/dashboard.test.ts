@@ -314,6 +314,12 @@ test.serial('dashboard - account: plan, credits, sessions and an MCP config; a r
   t.regex(await page.textContent('#ops-minute') ?? '', /of 60/);
   t.regex(await page.textContent('#sessions-open') ?? '', /0 of 5/);
   t.notRegex(await page.textContent('#mcp-config') ?? '', new RegExp(account.api_key), 'the key is not on screen');
+  // Usage is live: mail to one of the account's inboxes makes the page read the account again.
+  await page.waitForSelector('#live.on');
+  const before = await page.textContent('#requests-minute');
+  await inboxFor(account.api_key, 'usage@mailcue.test');
+  await sendMail(svc.smtpPort, { to: 'usage@mailcue.test', subject: 'u', text: 'x' });
+  await page.waitForFunction((text) => document.getElementById('requests-minute')?.textContent !== text, before, { timeout: 2000 });
   await page.click('button[aria-label="Copy MCP client config"]');
   const config = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
   t.is(config.mcpServers.mailcue.url, `${svc.baseUrl}/mcp`);

@@ -53,7 +53,7 @@ export class AccountView {
           h('dt', {}, 'Plan'), h('dd', { id: 'account-plan' }, `${plan}${u.limits.price_usd_per_month ? ` ($${u.limits.price_usd_per_month}/month)` : ''}`),
           h('dt', {}, 'Agent tools'), h('dd', {}, u.limits.tool_execution ? 'included' : 'not on this plan (Growth or Enterprise)'),
           h('dt', {}, 'Tool ops this minute'), h('dd', { id: 'ops-minute' }, `${fmt(u.ops_this_minute)} of ${fmt(u.limits.ops_per_minute)}`),
-          h('dt', {}, 'API requests this minute'), h('dd', {}, `${fmt(u.requests_this_minute)} of ${fmt(u.limits.requests_per_minute)}`),
+          h('dt', {}, 'API requests this minute'), h('dd', { id: 'requests-minute' }, `${fmt(u.requests_this_minute)} of ${fmt(u.limits.requests_per_minute)}`),
           h('dt', {}, 'Open agent sessions'), h('dd', { id: 'sessions-open' }, `${fmt(u.sessions_open)} of ${fmt(u.limits.concurrent_sessions)}`)),
         h('h2', { style: 'margin-top:14px' }, 'Credits this month'),
         h('div', {
