@@ -8,6 +8,16 @@ import type { ActorContext, RequestScope } from './context.js';
 import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from './model.js';
 import type { WaitOutcome, Waiter } from './waiters.js';
 
+/** Which recipients a delivery reached (all sharing one message id) and which inboxes were gone. */
+export interface DeliverResult {
+  id: string;
+  delivered: string[];
+  gone: string[];
+}
+
+/** A parked long-poll answers this long before the request's own deadline on the front. */
+const WAIT_ANSWER_MARGIN_MS = 1_000;
+
 export type WaitResult = { timed_out: false; message: MessageRecord } | { timed_out: true; message: null };
 
 export class InboxActor {
@@ -35,7 +45,7 @@ export class InboxActor {
       case 'inbox.accepts':
         return this.ctx.store.inboxes.get(cmd.address)?.account_id ?? null;
       case 'inbox.deliver':
-        return this.deliver(cmd.address, cmd);
+        return this.deliver(cmd);
       case 'message.list':
         return this.listMessages(cmd.accountId, cmd.address, cmd.limit, cmd.unreadOnly);
       case 'message.latest': {
@@ -50,7 +60,7 @@ export class InboxActor {
         return this.getMessage(cmd.accountId, cmd.address, cmd.id, cmd.markRead);
       case 'message.raw':
         this.message(cmd.accountId, cmd.address, cmd.id);
-        return this.ctx.store.raw.getBinary([cmd.address, cmd.id]) ?? fail('message_not_found', `No message ${cmd.id}`);
+        return this.ctx.store.rawShared.getBinary(cmd.id) ?? this.ctx.store.raw.getBinary([cmd.address, cmd.id]) ?? fail('message_not_found', `No message ${cmd.id}`);
       case 'message.delete':
         return this.deleteMessage(cmd.accountId, cmd.address, cmd.id);
       case 'message.wait':
@@ -109,7 +119,7 @@ export class InboxActor {
     const { store } = this.ctx;
     for (const key of store.messages.getKeys(prefixRange([address]))) {
       store.messages.remove(key);
-      store.raw.remove(key);
+      this.releaseRaw(address, (key as string[])[1]!);
     }
     store.inboxes.remove(address);
     store.inboxesByAccount.remove([accountId, address]);
@@ -131,22 +141,51 @@ export class InboxActor {
     return removed;
   }
 
-  private async deliver(address: string, cmd: Extract<InboxCommand, { type: 'inbox.deliver' }>): Promise<{ id: string }> {
+  /**
+   * One message to every recipient this shard owns, in one transaction: each inbox gets its
+   * record, all under one message id, and the raw source is stored once for all of them (§7).
+   */
+  private async deliver(cmd: Extract<InboxCommand, { type: 'inbox.deliver' }>): Promise<DeliverResult> {
     const { store } = this.ctx;
-    const message: MessageRecord = {
-      ...cmd.message, id: newMessageId(this.ctx.now()), inbox: address, date: new Date(this.ctx.now()).toISOString(), read: false,
-    };
+    const now = this.ctx.now();
+    const id = newMessageId(now);
+    const date = new Date(now).toISOString();
+    const delivered: MessageRecord[] = [];
+    const gone: string[] = [];
     await store.transaction(() => {
-      const current = store.inboxes.get(address);
-      if (!current) fail('inbox_not_found', `Inbox ${address} not found`);
-      store.inboxes.put(address, { ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
-      store.messages.put([address, message.id], message);
-      store.raw.put([address, message.id], Buffer.from(cmd.raw.buffer, cmd.raw.byteOffset, cmd.raw.byteLength));
-      for (const hook of this.inTransaction) hook(message);
+      for (const address of cmd.addresses) {
+        const current = store.inboxes.get(address);
+        if (!current) {
+          gone.push(address);
+          continue;
+        }
+        const message: MessageRecord = { ...cmd.message, id, inbox: address, date, read: false };
+        store.inboxes.put(address, { ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
+        store.messages.put([address, id], message);
+        for (const hook of this.inTransaction) hook(message);
+        delivered.push(message);
+      }
+      if (delivered.length === 0) return;
+      store.rawShared.put(id, Buffer.from(cmd.raw.buffer, cmd.raw.byteOffset, cmd.raw.byteLength));
+      store.rawRefs.put(id, delivered.length);
     });
-    this.ctx.waiters.deliver(address, message);
-    for (const hook of this.afterCommit) hook(message);
-    return { id: message.id };
+    for (const message of delivered) this.ctx.waiters.deliver(message.inbox, message);
+    for (const message of delivered) for (const hook of this.afterCommit) hook(message);
+    return { id, delivered: delivered.map((m) => m.inbox), gone };
+  }
+
+  /** Inside a transaction: one message no longer needs its source; the last one removes it. */
+  private releaseRaw(address: string, id: string): void {
+    const { store } = this.ctx;
+    store.raw.remove([address, id]);
+    const refs = store.rawRefs.get(id);
+    if (refs === undefined) return;
+    if (refs > 1) {
+      store.rawRefs.put(id, refs - 1);
+      return;
+    }
+    store.rawRefs.remove(id);
+    store.rawShared.remove(id);
   }
 
   private newest(address: string): MessageRecord | undefined {
@@ -189,7 +228,7 @@ export class InboxActor {
       const message = this.message(accountId, address, id);
       const inbox = store.inboxes.get(address)!;
       store.messages.remove([address, id]);
-      store.raw.remove([address, id]);
+      this.releaseRaw(address, id);
       store.inboxes.put(address, {
         ...inbox, message_count: Math.max(0, inbox.message_count - 1), unread_count: Math.max(0, inbox.unread_count - (message.read ? 0 : 1)),
       });
@@ -214,7 +253,11 @@ export class InboxActor {
       if (found) return { timed_out: false, message: found };
     }
     if (scope.signal.aborted) return { timed_out: true, message: null };
-    const waiter = new PendingWait(cmd.address, cmd.match, this.ctx.now() + cmd.timeoutMs);
+    // A long-poll sent again after its stream broke keeps its first deadline: it answers (timed
+    // out) before the front gives up on it.
+    let until = this.ctx.now() + cmd.timeoutMs;
+    if (scope.deadline) until = Math.min(until, scope.deadline - WAIT_ANSWER_MARGIN_MS);
+    const waiter = new PendingWait(cmd.address, cmd.match, cmd.since, until);
     this.ctx.waiters.park(waiter);
     // A cancelled long-poll frees its waiter at once; nobody reads the answer.
     scope.signal.addEventListener('abort', () => this.cancelWait(waiter));
@@ -232,7 +275,7 @@ class PendingWait implements Waiter {
   private resolve!: (result: WaitResult) => void;
   private reject!: (err: Error) => void;
 
-  constructor(readonly address: string, readonly match: 'any' | 'code', readonly deadline: number) {
+  constructor(readonly address: string, readonly match: 'any' | 'code', readonly since: string | null, readonly deadline: number) {
     this.promise = new Promise<WaitResult>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;

@@ -30,6 +30,14 @@ export interface Config {
   readonly webhookRetryDelaysMs: readonly number[];
   readonly webhookTimeoutMs: number;
   readonly maxMessageBytes: number;
+  /** SMTP bounds (DESIGN §7): recipients per message, connections, DATA bytes held at once. */
+  readonly smtpMaxRecipients: number;
+  readonly smtpMaxConnections: number;
+  readonly smtpMaxConnectionsPerIp: number;
+  readonly smtpMaxInflightBytes: number;
+  /** The ops listener (/metrics, /livez, /readyz); port 0 picks a free one (logged). */
+  readonly opsHost: string;
+  readonly opsPort: number;
   readonly agentConnectionMaxMs: number;
   readonly sessionIdleMs: number;
   readonly oauthCodeTtlMs: number;
@@ -169,6 +177,12 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     webhookRetryDelaysMs: retry,
     webhookTimeoutMs: int(env, 'MAILCUE_WEBHOOK_TIMEOUT_MS', 10_000, 1),
     maxMessageBytes: int(env, 'MAILCUE_MAX_MESSAGE_BYTES', 10 * 1024 * 1024, 1024),
+    smtpMaxRecipients: int(env, 'MAILCUE_SMTP_MAX_RECIPIENTS', 100, 1),
+    smtpMaxConnections: int(env, 'MAILCUE_SMTP_MAX_CONNECTIONS', 1000, 1),
+    smtpMaxConnectionsPerIp: int(env, 'MAILCUE_SMTP_MAX_CONNECTIONS_PER_IP', 50, 1),
+    smtpMaxInflightBytes: int(env, 'MAILCUE_SMTP_MAX_INFLIGHT_BYTES', 128 * 1024 * 1024, 1024),
+    opsHost: env.MAILCUE_OPS_HOST || '127.0.0.1',
+    opsPort: int(env, 'MAILCUE_OPS_PORT', 9464, 0, 65535),
     agentConnectionMaxMs: int(env, 'MAILCUE_AGENT_CONNECTION_MAX_MS', 60_000, 1000),
     sessionIdleMs: int(env, 'MAILCUE_SESSION_IDLE_MS', 300_000, 1000),
     oauthCodeTtlMs: int(env, 'MAILCUE_OAUTH_CODE_TTL_MS', 60_000, 100),

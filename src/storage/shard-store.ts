@@ -15,8 +15,12 @@ export interface ShardStore {
   readonly inboxesByAccount: Database<number, Key>;
   /** [address, message_id] → message. */
   readonly messages: Database<MessageRecord, Key>;
-  /** [address, message_id] → RFC 5322 bytes. */
+  /** [address, message_id] → RFC 5322 bytes: the layout before sources were shared (read, removed). */
   readonly raw: Database<Buffer, Key>;
+  /** message_id → RFC 5322 bytes, once per delivery: every recipient on this shard shares it. */
+  readonly rawShared: Database<Buffer, string>;
+  /** message_id → how many stored messages still point at the shared source. */
+  readonly rawRefs: Database<number, string>;
   /** Generic per-feature databases (domains, webhooks, outbox, oauth) opened on demand. */
   db<V>(name: string): Database<V, Key>;
   transaction<T>(work: () => T): Promise<T>;
@@ -24,7 +28,7 @@ export interface ShardStore {
 }
 
 export function openShardStore(dir: string): ShardStore {
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const root = open({ path: dir, maxDbs: 32, mapSize: 2 ** 34, compression: false });
   const cache = new Map<string, Database<unknown, Key>>();
   const db = <V>(name: string): Database<V, Key> => {
@@ -42,6 +46,8 @@ export function openShardStore(dir: string): ShardStore {
     inboxesByAccount: root.openDB<number, Key>({ name: 'inboxes_by_account' }),
     messages: root.openDB<MessageRecord, Key>({ name: 'messages' }),
     raw: root.openDB<Buffer, Key>({ name: 'raw', encoding: 'binary' }),
+    rawShared: root.openDB<Buffer, string>({ name: 'raw_shared', encoding: 'binary' }),
+    rawRefs: root.openDB<number, string>({ name: 'raw_refs' }),
     db,
     transaction: (work) => root.transaction(work),
     close: () => root.close(),
