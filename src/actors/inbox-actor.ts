@@ -1,24 +1,15 @@
 // InboxActor: an inbox, its messages and their raw sources, and the long-polls parked on it.
 // Delivery commits the message, then wakes the waiters of that inbox on this same shard.
 import { fail, MailcueError } from '../errors/registry.js';
-import { prefixRange } from '../storage/shard-store.js';
 import { newMessageId } from '../util/ids.js';
-import type { InboxCommand, MessageCommand } from './commands.js';
-import type { ActorContext, RequestScope } from './context.js';
-import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from './model.js';
+import type { InboxCommand, MessageCommand } from '../contract/commands.js';
+import type { ActorContext } from './context.js';
+import type { DeliverResult, RequestScope, WaitResult } from '../contract/results.js';
+import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from '../contract/model.js';
 import type { WaitOutcome, Waiter } from './waiters.js';
-
-/** Which recipients a delivery reached (all sharing one message id) and which inboxes were gone. */
-export interface DeliverResult {
-  id: string;
-  delivered: string[];
-  gone: string[];
-}
 
 /** A parked long-poll answers this long before the request's own deadline on the front. */
 const WAIT_ANSWER_MARGIN_MS = 1_000;
-
-export type WaitResult = { timed_out: false; message: MessageRecord } | { timed_out: true; message: null };
 
 export class InboxActor {
   /** Run inside the delivery transaction (the webhook outbox commits with the message). */
@@ -43,7 +34,7 @@ export class InboxActor {
       case 'inbox.delete_by_domain':
         return this.removeDomain(cmd.accountId, cmd.domain);
       case 'inbox.accepts':
-        return this.ctx.store.inboxes.get(cmd.address)?.account_id ?? null;
+        return this.ownerOf(cmd.address);
       case 'inbox.deliver':
         return this.deliver(cmd);
       case 'message.list':
@@ -60,12 +51,17 @@ export class InboxActor {
         return this.getMessage(cmd.accountId, cmd.address, cmd.id, cmd.markRead);
       case 'message.raw':
         this.message(cmd.accountId, cmd.address, cmd.id);
-        return this.ctx.store.rawShared.getBinary(cmd.id) ?? this.ctx.store.raw.getBinary([cmd.address, cmd.id]) ?? fail('message_not_found', `No message ${cmd.id}`);
+        return this.ctx.store.messages.raw(cmd.address, cmd.id) ?? fail('message_not_found', `No message ${cmd.id}`);
       case 'message.delete':
         return this.deleteMessage(cmd.accountId, cmd.address, cmd.id);
       case 'message.wait':
         return this.wait(cmd, scope);
     }
+  }
+
+  /** The account an inbox belongs to, or null (other actors ask here rather than read inboxes). */
+  ownerOf(address: string): string | null {
+    return this.ctx.store.inboxes.get(address)?.account_id ?? null;
   }
 
   /** Another account's inbox answers exactly like a missing one, so addresses do not leak. */
@@ -77,7 +73,7 @@ export class InboxActor {
 
   private message(accountId: string, address: string, id: string): MessageRecord {
     this.owned(accountId, address);
-    const message = this.ctx.store.messages.get([address, id]);
+    const message = this.ctx.store.messages.get(address, id);
     if (!message) fail('message_not_found', `Message ${id} not found in ${address}`);
     return message;
   }
@@ -89,16 +85,15 @@ export class InboxActor {
     };
     await store.transaction(() => {
       if (store.inboxes.get(address)) fail('address_taken', `The address ${address} is already taken`);
-      store.inboxes.put(address, record);
-      store.inboxesByAccount.put([accountId, address], 1);
+      store.inboxes.create(record);
     });
     return toInboxView(record);
   }
 
   private list(accountId: string): InboxView[] {
     const out: InboxView[] = [];
-    for (const { key } of this.ctx.store.inboxesByAccount.getRange(prefixRange([accountId]))) {
-      const inbox = this.ctx.store.inboxes.get((key as string[])[1]!);
+    for (const address of this.ctx.store.inboxes.addressesOf(accountId)) {
+      const inbox = this.ctx.store.inboxes.get(address);
       if (inbox) out.push(toInboxView(inbox));
     }
     return out;
@@ -117,23 +112,15 @@ export class InboxActor {
   /** Inside a transaction: the inbox record, its index entry, messages and raw sources. */
   private dropInbox(accountId: string, address: string): void {
     const { store } = this.ctx;
-    for (const key of store.messages.getKeys(prefixRange([address]))) {
-      store.messages.remove(key);
-      this.releaseRaw(address, (key as string[])[1]!);
-    }
-    store.inboxes.remove(address);
-    store.inboxesByAccount.remove([accountId, address]);
+    store.messages.removeInbox(address);
+    store.inboxes.remove(accountId, address);
     for (const hook of this.inboxDropped) hook(address);
   }
 
   private async removeDomain(accountId: string, domain: string): Promise<string[]> {
     const { store } = this.ctx;
     const removed = await store.transaction(() => {
-      const addresses: string[] = [];
-      for (const { key } of store.inboxesByAccount.getRange(prefixRange([accountId]))) {
-        const address = (key as string[])[1]!;
-        if (address.endsWith(`@${domain}`)) addresses.push(address);
-      }
+      const addresses = store.inboxes.addressesOf(accountId).filter((address) => address.endsWith(`@${domain}`));
       for (const address of addresses) this.dropInbox(accountId, address);
       return addresses;
     });
@@ -160,45 +147,27 @@ export class InboxActor {
           continue;
         }
         const message: MessageRecord = { ...cmd.message, id, inbox: address, date, read: false };
-        store.inboxes.put(address, { ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
-        store.messages.put([address, id], message);
+        store.inboxes.update({ ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
+        store.messages.put(message);
         for (const hook of this.inTransaction) hook(message);
         delivered.push(message);
       }
-      if (delivered.length === 0) return;
-      store.rawShared.put(id, Buffer.from(cmd.raw.buffer, cmd.raw.byteOffset, cmd.raw.byteLength));
-      store.rawRefs.put(id, delivered.length);
+      if (delivered.length > 0) store.messages.putSource(id, cmd.raw, delivered.length);
     });
     for (const message of delivered) this.ctx.waiters.deliver(message.inbox, message);
     for (const message of delivered) for (const hook of this.afterCommit) hook(message);
     return { id, delivered: delivered.map((m) => m.inbox), gone };
   }
 
-  /** Inside a transaction: one message no longer needs its source; the last one removes it. */
-  private releaseRaw(address: string, id: string): void {
-    const { store } = this.ctx;
-    store.raw.remove([address, id]);
-    const refs = store.rawRefs.get(id);
-    if (refs === undefined) return;
-    if (refs > 1) {
-      store.rawRefs.put(id, refs - 1);
-      return;
-    }
-    store.rawRefs.remove(id);
-    store.rawShared.remove(id);
-  }
-
   private newest(address: string): MessageRecord | undefined {
-    const { start, end } = prefixRange([address]);
-    for (const { value } of this.ctx.store.messages.getRange({ start: end, end: start, reverse: true, limit: 1 })) return value;
+    for (const message of this.ctx.store.messages.newestFirst(address)) return message;
     return undefined;
   }
 
   private listMessages(accountId: string, address: string, limit: number, unreadOnly: boolean): MessageSummary[] {
     this.owned(accountId, address);
-    const { start, end } = prefixRange([address]);
     const out: MessageSummary[] = [];
-    for (const { value } of this.ctx.store.messages.getRange({ start: end, end: start, reverse: true })) {
+    for (const value of this.ctx.store.messages.newestFirst(address)) {
       if (unreadOnly && value.read) continue;
       out.push(toSummary(value));
       if (out.length >= limit) break;
@@ -211,13 +180,13 @@ export class InboxActor {
     if (!markRead || message.read) return message;
     const { store } = this.ctx;
     return store.transaction(() => {
-      const current = store.messages.get([address, id]);
+      const current = store.messages.get(address, id);
       const inbox = store.inboxes.get(address);
       if (!current || !inbox) fail('message_not_found', `Message ${id} not found in ${address}`);
       if (current.read) return current;
       const next = { ...current, read: true };
-      store.messages.put([address, id], next);
-      store.inboxes.put(address, { ...inbox, unread_count: Math.max(0, inbox.unread_count - 1) });
+      store.messages.put(next);
+      store.inboxes.update({ ...inbox, unread_count: Math.max(0, inbox.unread_count - 1) });
       return next;
     });
   }
@@ -227,9 +196,8 @@ export class InboxActor {
     await store.transaction(() => {
       const message = this.message(accountId, address, id);
       const inbox = store.inboxes.get(address)!;
-      store.messages.remove([address, id]);
-      this.releaseRaw(address, id);
-      store.inboxes.put(address, {
+      store.messages.remove(address, id);
+      store.inboxes.update({
         ...inbox, message_count: Math.max(0, inbox.message_count - 1), unread_count: Math.max(0, inbox.unread_count - (message.read ? 0 : 1)),
       });
     });
@@ -238,9 +206,7 @@ export class InboxActor {
 
   /** The first message newer than `since` that matches, if one is already stored. */
   private firstAfter(address: string, since: string, match: 'any' | 'code'): MessageRecord | undefined {
-    const { end } = prefixRange([address]);
-    for (const { key, value } of this.ctx.store.messages.getRange({ start: [address, since], end })) {
-      if ((key as string[])[1] === since) continue;
+    for (const value of this.ctx.store.messages.after(address, since)) {
       if (match === 'any' || value.otp !== null || value.verification_link !== null) return value;
     }
     return undefined;
@@ -250,7 +216,7 @@ export class InboxActor {
     this.owned(cmd.accountId, cmd.address);
     if (cmd.since !== null) {
       const found = this.firstAfter(cmd.address, cmd.since, cmd.match);
-      if (found) return { timed_out: false, message: found };
+      if (found) return { timed_out: false, message: toSummary(found) };
     }
     if (scope.signal.aborted) return { timed_out: true, message: null };
     // A long-poll sent again after its stream broke keeps its first deadline: it answers (timed
@@ -285,6 +251,6 @@ class PendingWait implements Waiter {
   settle(outcome: WaitOutcome): void {
     if (outcome === 'timeout') this.resolve({ timed_out: true, message: null });
     else if (outcome instanceof Error) this.reject(outcome);
-    else this.resolve({ timed_out: false, message: outcome });
+    else this.resolve({ timed_out: false, message: toSummary(outcome) });
   }
 }

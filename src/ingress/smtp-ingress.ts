@@ -6,8 +6,8 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp
 import type { Metrics } from '../obs/metrics.js';
 import type { Deps } from '../services/deps.js';
 import { normalizeAddress } from '../services/validate.js';
-import type { ParsedMessage } from '../actors/model.js';
-import type { DeliverResult } from '../actors/inbox-actor.js';
+import type { ParsedMessage } from '../contract/model.js';
+import type { DeliverResult } from '../contract/results.js';
 import { ConnectionsPerIp, InflightBudget, readBounded } from './smtp-limits.js';
 
 type SmtpError = Error & { responseCode?: number };

@@ -2,7 +2,7 @@
 // envelopes, answered by id; a body larger than one chunk goes in parts (proto.ts). Pending
 // requests live in one table. A stream that breaks is replaced: the reads that were on it are sent
 // again once on the new stream, the rest fail alone as `unavailable` (DESIGN §7).
-import type { Command } from '../actors/commands.js';
+import type { Command } from '../contract/commands.js';
 import { MailcueError, isErrorCode, type ErrorDetails } from '../errors/registry.js';
 import type { CancelSignal } from '../util/cancel.js';
 import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';

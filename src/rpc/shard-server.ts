@@ -2,8 +2,8 @@
 // them to the actors, and writes replies. A command or result larger than one chunk travels in
 // parts of the same id. A cancel envelope, or the stream going away, aborts the request, which
 // frees any waiter it parked.
-import type { ShardActors } from '../actors/shard-actors.js';
-import type { Command } from '../actors/commands.js';
+import type { Command } from '../contract/commands.js';
+import type { CommandDispatcher } from '../contract/results.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
@@ -17,7 +17,7 @@ function errorReply(id: number, err: unknown, log: Logger): Reply {
   return { id, result: EMPTY, error: { code: e.code, message: e.message, details: e.details ? codec.pack(e.details) : EMPTY } };
 }
 
-function run(actors: ShardActors, id: number, deadline: number, command: Uint8Array, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
+function run(actors: CommandDispatcher, id: number, deadline: number, command: Uint8Array, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
   // Closures below keep only the id: a parked request must not hold its envelope or command.
   if (deadline && deadline < Date.now()) {
     answer(errorReply(id, new MailcueError('deadline_exceeded', 'Deadline exceeded before the shard started'), log));
@@ -40,7 +40,7 @@ function run(actors: ShardActors, id: number, deadline: number, command: Uint8Ar
   }
 }
 
-export function createShardServer(actors: ShardActors, log: Logger): grpc.Server {
+export function createShardServer(actors: CommandDispatcher, log: Logger): grpc.Server {
   const server = new grpc.Server(CHANNEL_OPTIONS);
   server.addService(ShardService.service, {
     Mailbox(call: grpc.ServerDuplexStream<EnvelopeBatch, ReplyBatch>) {

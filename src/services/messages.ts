@@ -1,7 +1,7 @@
 // Message operations shared by REST and the agent tools, including the long-poll wait that parks
 // on the shard owning the inbox.
-import type { WaitResult } from '../actors/inbox-actor.js';
-import type { MessageRecord, MessageSummary } from '../actors/model.js';
+import type { WaitResult } from '../contract/results.js';
+import type { MessageRecord, MessageSummary } from '../contract/model.js';
 import { fail } from '../errors/registry.js';
 import type { AttachmentContent } from '../mail/parse-mail.js';
 import type { CancelSignal } from '../util/cancel.js';

@@ -5,9 +5,10 @@ import test from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { InboxActor, type DeliverResult, type WaitResult } from '../../src/actors/inbox-actor.js';
-import type { ActorContext, RequestScope } from '../../src/actors/context.js';
-import type { MessageSummary, ParsedMessage } from '../../src/actors/model.js';
+import { InboxActor } from '../../src/actors/inbox-actor.js';
+import type { ActorContext } from '../../src/actors/context.js';
+import type { MessageSummary, ParsedMessage } from '../../src/contract/model.js';
+import type { DeliverResult, RequestScope, WaitResult } from '../../src/contract/results.js';
 import { WaiterRegistry } from '../../src/actors/waiters.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openShardStore, type ShardStore } from '../../src/storage/shard-store.js';
@@ -93,18 +94,16 @@ test('inbox actor - one delivery to several inboxes of a shard stores the raw so
   const result = await deliver(actor, [...addresses, 'gone@x.test'], 'shared', raw);
   t.deepEqual(result.delivered, addresses);
   t.deepEqual(result.gone, ['gone@x.test']);
-  t.is(store.rawShared.getStats().entryCount, 1);
-  t.is(store.raw.getStats().entryCount, 0);
+  t.is(store.messages.sourceCount(), 1);
   for (const a of addresses) {
     const bytes = (await actor.handle({ type: 'message.raw', accountId: ACCOUNT, address: a, id: result.id }, scope())) as Uint8Array;
     t.true(Buffer.from(bytes).equals(raw));
   }
   await actor.handle({ type: 'message.delete', accountId: ACCOUNT, address: 'a@x.test', id: result.id }, scope());
   await actor.handle({ type: 'inbox.delete', accountId: ACCOUNT, address: 'b@x.test' }, scope());
-  t.is(store.rawShared.getStats().entryCount, 1, 'c still holds the source');
+  t.is(store.messages.sourceCount(), 1, 'c still holds the source');
   const left = (await actor.handle({ type: 'message.raw', accountId: ACCOUNT, address: 'c@x.test', id: result.id }, scope())) as Uint8Array;
   t.is(left.length, raw.length);
   await actor.handle({ type: 'message.delete', accountId: ACCOUNT, address: 'c@x.test', id: result.id }, scope());
-  t.is(store.rawShared.getStats().entryCount, 0);
-  t.is(store.rawRefs.getStats().entryCount, 0);
+  t.is(store.messages.sourceCount(), 0);
 });

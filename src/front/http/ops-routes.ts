@@ -1,7 +1,7 @@
 // Operations endpoints. The public port answers /livez, /readyz and /healthz; the ops listener
 // (MAILCUE_OPS_HOST:MAILCUE_OPS_PORT, loopback by default) answers /livez, /readyz and /metrics,
 // whose per-route traffic and shard timings are not for the public (DESIGN §7).
-import type { ShardStats } from '../../actors/shard-actors.js';
+import type { ShardStats } from '../../contract/results.js';
 import type { Metrics } from '../../obs/metrics.js';
 import type { Deps } from '../../services/deps.js';
 import type { Exchange } from './exchange.js';

@@ -1,5 +1,6 @@
-// The records the actors keep in LMDB and the shapes they answer with. Field names follow the
-// public API (snake_case) so that a record can be answered without renaming.
+// The records the actors keep in LMDB and the views they answer with: the shapes front and shard
+// share. Field names follow the public API (snake_case) so that a record can be answered without
+// renaming.
 import type { PlanName } from '../config/plans.js';
 
 export interface AccountRecord {
@@ -74,6 +75,33 @@ export interface MessageSummary {
   otp: string | null;
   verification_link: string | null;
   read: boolean;
+}
+
+export interface DomainRecord {
+  domain: string;
+  account_id: string;
+  /** 32 lowercase hex characters, unique per domain and account. */
+  token: string;
+  verified: boolean;
+  added_at: string;
+  verified_at: string | null;
+}
+
+export interface WebhookRecord {
+  id: string;
+  account_id: string;
+  inbox: string;
+  url: string;
+  created_at: string;
+  failure_count: number;
+  disabled: boolean;
+}
+
+export interface DeliveryLog {
+  at: string;
+  status: number | null;
+  latency_ms: number;
+  error: string | null;
 }
 
 /** A parsed message as the ingress hands it to the shard (id, inbox and date are the shard's). */
