@@ -43,6 +43,8 @@ interface Stream {
 
 export const DEFAULT_CALL_TIMEOUT_MS = 15_000;
 const EMPTY = new Uint8Array(0);
+/** How long the front waits for the next part of a result that has started arriving. */
+const PART_GRACE_MS = 10_000;
 const STREAMS_PER_SHARD = 2;
 const SWEEP_INTERVAL_MS = 250;
 
@@ -178,7 +180,12 @@ export class ShardClient {
     }
     if (reply.more || this.replyParts.busy) {
       const whole = this.replyParts.add(reply.id, reply.result, reply.more === true);
-      if (!whole) return;
+      if (!whole) {
+        // A result still arriving is an answer under way: its deadline moves with each part, so
+        // a large body queued behind others on a busy stream is not cut off halfway.
+        p.deadline = Math.max(p.deadline, Date.now() + PART_GRACE_MS);
+        return;
+      }
       reply.result = whole;
     }
     this.pending.delete(reply.id);
