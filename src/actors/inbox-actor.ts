@@ -18,6 +18,8 @@ export class InboxActor {
   readonly afterCommit: ((message: MessageRecord) => void)[] = [];
   /** Run inside the transaction that removes an inbox. */
   readonly inboxDropped: ((address: string) => void)[] = [];
+  /** Run after an inbox's record or counts changed (the account's change feed). */
+  readonly changed: ((accountId: string, address: string) => void)[] = [];
 
   constructor(private readonly ctx: ActorContext) {}
 
@@ -38,7 +40,7 @@ export class InboxActor {
       case 'inbox.deliver':
         return this.deliver(cmd);
       case 'message.list':
-        return this.listMessages(cmd.accountId, cmd.address, cmd.limit, cmd.unreadOnly);
+        return this.listMessages(cmd);
       case 'message.latest': {
         this.owned(cmd.accountId, cmd.address);
         const newest = this.newest(cmd.address);
@@ -87,6 +89,7 @@ export class InboxActor {
       if (store.inboxes.get(address)) fail('address_taken', `The address ${address} is already taken`);
       store.inboxes.create(record);
     });
+    this.noteChange(accountId, address);
     return toInboxView(record);
   }
 
@@ -106,6 +109,7 @@ export class InboxActor {
       this.dropInbox(accountId, address);
     });
     this.ctx.waiters.failAll(address, new MailcueError('inbox_not_found', `Inbox ${address} was deleted`));
+    this.noteChange(accountId, address);
     return { address };
   }
 
@@ -124,7 +128,10 @@ export class InboxActor {
       for (const address of addresses) this.dropInbox(accountId, address);
       return addresses;
     });
-    for (const address of removed) this.ctx.waiters.failAll(address, new MailcueError('inbox_not_found', `Inbox ${address} was deleted`));
+    for (const address of removed) {
+      this.ctx.waiters.failAll(address, new MailcueError('inbox_not_found', `Inbox ${address} was deleted`));
+      this.noteChange(accountId, address);
+    }
     return removed;
   }
 
@@ -137,7 +144,7 @@ export class InboxActor {
     const now = this.ctx.now();
     const id = newMessageId(now);
     const date = new Date(now).toISOString();
-    const delivered: MessageRecord[] = [];
+    const delivered: { message: MessageRecord; accountId: string }[] = [];
     const gone: string[] = [];
     await store.transaction(() => {
       for (const address of cmd.addresses) {
@@ -150,13 +157,16 @@ export class InboxActor {
         store.inboxes.update({ ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
         store.messages.put(message);
         for (const hook of this.inTransaction) hook(message);
-        delivered.push(message);
+        delivered.push({ message, accountId: current.account_id });
       }
       if (delivered.length > 0) store.messages.putSource(id, cmd.raw, delivered.length);
     });
-    for (const message of delivered) this.ctx.waiters.deliver(message.inbox, message);
-    for (const message of delivered) for (const hook of this.afterCommit) hook(message);
-    return { id, delivered: delivered.map((m) => m.inbox), gone };
+    for (const { message } of delivered) this.ctx.waiters.deliver(message.inbox, message);
+    for (const { message, accountId } of delivered) {
+      this.noteChange(accountId, message.inbox);
+      for (const hook of this.afterCommit) hook(message);
+    }
+    return { id, delivered: delivered.map((d) => d.message.inbox), gone };
   }
 
   private newest(address: string): MessageRecord | undefined {
@@ -164,15 +174,21 @@ export class InboxActor {
     return undefined;
   }
 
-  private listMessages(accountId: string, address: string, limit: number, unreadOnly: boolean): MessageSummary[] {
-    this.owned(accountId, address);
+  private listMessages(cmd: Extract<MessageCommand, { type: 'message.list' }>): MessageSummary[] {
+    this.owned(cmd.accountId, cmd.address);
+    const query = cmd.query ? cmd.query.toLowerCase() : null;
     const out: MessageSummary[] = [];
-    for (const value of this.ctx.store.messages.newestFirst(address)) {
-      if (unreadOnly && value.read) continue;
+    for (const value of this.ctx.store.messages.newestFirst(cmd.address, cmd.before ?? null)) {
+      if (cmd.unreadOnly && value.read) continue;
+      if (query && !matches(value, query)) continue;
       out.push(toSummary(value));
-      if (out.length >= limit) break;
+      if (out.length >= cmd.limit) break;
     }
     return out;
+  }
+
+  private noteChange(accountId: string, address: string): void {
+    for (const hook of this.changed) hook(accountId, address);
   }
 
   private async getMessage(accountId: string, address: string, id: string, markRead: boolean): Promise<MessageRecord> {
@@ -188,6 +204,9 @@ export class InboxActor {
       store.messages.put(next);
       store.inboxes.update({ ...inbox, unread_count: Math.max(0, inbox.unread_count - 1) });
       return next;
+    }).then((next) => {
+      this.noteChange(accountId, address);
+      return next;
     });
   }
 
@@ -201,6 +220,7 @@ export class InboxActor {
         ...inbox, message_count: Math.max(0, inbox.message_count - 1), unread_count: Math.max(0, inbox.unread_count - (message.read ? 0 : 1)),
       });
     });
+    this.noteChange(accountId, address);
     return { id };
   }
 
@@ -233,6 +253,11 @@ export class InboxActor {
   private cancelWait(waiter: PendingWait): void {
     if (this.ctx.waiters.remove(waiter)) waiter.settle('timeout');
   }
+}
+
+/** A search over what the message list shows: sender, subject and code. */
+function matches(m: MessageRecord, query: string): boolean {
+  return m.from.toLowerCase().includes(query) || m.subject.toLowerCase().includes(query) || (m.otp ?? '').includes(query);
 }
 
 /** One parked long-poll: the little a waiter keeps (tens of thousands may be parked at once). */

@@ -3,6 +3,7 @@
 // delivered once to each shard that owns some of its recipients; 250 is answered only after every
 // shard has committed it to LMDB.
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
+import { errorSpec, type ErrorCode } from '../errors/registry.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Deps } from '../services/deps.js';
 import { normalizeAddress } from '../services/validate.js';
@@ -12,11 +13,15 @@ import { ConnectionsPerIp, InflightBudget, readBounded } from './smtp-limits.js'
 
 type SmtpError = Error & { responseCode?: number };
 
-function smtpError(code: number, message: string): SmtpError {
-  const err: SmtpError = new Error(message);
-  err.responseCode = code;
+/** The SMTP reply of an error code, from the registry; codes without one answer as temporary. */
+function smtpError(code: ErrorCode, text: string): SmtpError {
+  const [reply, enhanced] = errorSpec(code).smtp ?? errorSpec('unavailable').smtp!;
+  const err: SmtpError = new Error(`${enhanced} ${text}`);
+  err.responseCode = reply;
   return err;
 }
+
+const TRY_LATER = 'Temporary failure, try again later';
 
 /**
  * Recipients the shards confirmed recently. A mail burst to the same inbox skips the RCPT round
@@ -96,7 +101,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
     onConnect(session, callback) {
       if (perIp.admit(session.id, session.remoteAddress)) return callback();
       metrics.smtpRejected.inc({ reason: 'too_many_connections' });
-      callback(smtpError(421, '4.7.0 Too many connections from your address, try again later'));
+      callback(smtpError('too_many_connections', 'Too many connections from your address, try again later'));
     },
     onClose(session) {
       perIp.release(session.id, session.remoteAddress);
@@ -104,25 +109,25 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
     async onRcptTo(address, session, callback) {
       if (session.envelope.rcptTo.length >= config.smtpMaxRecipients) {
         metrics.smtpRejected.inc({ reason: 'too_many_recipients' });
-        return callback(smtpError(452, `4.5.3 Too many recipients (at most ${config.smtpMaxRecipients} per message)`));
+        return callback(smtpError('too_many_recipients', `Too many recipients (at most ${config.smtpMaxRecipients} per message)`));
       }
       const parsed = normalizeAddress(address.address);
       if (!parsed) {
         metrics.smtpRejected.inc({ reason: 'bad_recipient' });
-        return callback(smtpError(550, '5.1.1 Recipient address rejected: malformed'));
+        return callback(smtpError('invalid_address', 'Recipient address rejected: malformed'));
       }
       if (recent.has(parsed.address)) return callback();
       try {
         const owner = await cluster.call<string | null>({ type: 'inbox.accepts', address: parsed.address });
         if (!owner) {
           metrics.smtpRejected.inc({ reason: 'unknown_recipient' });
-          return callback(smtpError(550, '5.1.1 Recipient address rejected: no such inbox'));
+          return callback(smtpError('inbox_not_found', 'Recipient address rejected: no such inbox'));
         }
         recent.add(parsed.address);
         callback();
       } catch (err) {
         log.warn({ err }, 'RCPT check failed');
-        callback(smtpError(451, '4.3.0 Temporary failure, try again later'));
+        callback(smtpError('unavailable', TRY_LATER));
       }
     },
     onData(stream, session, callback) {
@@ -131,11 +136,11 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         const read = await readBounded(stream, config.maxMessageBytes, budget);
         if (read.kind === 'too_large') {
           metrics.smtpRejected.inc({ reason: 'too_large' });
-          return callback(smtpError(552, `5.3.4 Message exceeds the ${config.maxMessageBytes} byte limit`));
+          return callback(smtpError('payload_too_large', `Message exceeds the ${config.maxMessageBytes} byte limit`));
         }
         if (read.kind === 'busy') {
           metrics.smtpRejected.inc({ reason: 'busy' });
-          return callback(smtpError(451, '4.3.2 Too much mail in flight, try again later'));
+          return callback(smtpError('ingress_busy', 'Too much mail in flight, try again later'));
         }
         held = read.held;
         const { raw } = read;
@@ -158,12 +163,12 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         }
         metrics.messagesReceived.inc(delivered);
         // Inboxes deleted since RCPT: refused only when none of the recipients could take it.
-        if (delivered === 0) return callback(smtpError(550, '5.1.1 Recipient inbox was deleted'));
+        if (delivered === 0) return callback(smtpError('inbox_not_found', 'Recipient inbox was deleted'));
         callback(null, 'Message committed');
       })()
         .catch((err: unknown) => {
           log.error({ err }, 'delivery failed');
-          callback(smtpError(451, '4.3.0 Temporary failure, try again later'));
+          callback(smtpError('unavailable', TRY_LATER));
         })
         .finally(() => budget.release(held));
     },

@@ -12,8 +12,16 @@ const WAIT_MARGIN_MS = 5_000;
 /** A raw source is up to MAILCUE_MAX_MESSAGE_BYTES, queued in parts behind others' on a busy channel. */
 const RAW_READ_TIMEOUT_MS = 60_000;
 
-export function listMessages(deps: Deps, caller: Caller, address: string, limit: number, unreadOnly: boolean): Promise<MessageSummary[]> {
-  return deps.cluster.call({ type: 'message.list', accountId: caller.accountId, address, limit, unreadOnly });
+/** Paging and search of a message list: older than `before`, matching `query`. */
+export interface ListFilter {
+  before?: string | null;
+  query?: string | null;
+}
+
+export function listMessages(deps: Deps, caller: Caller, address: string, limit: number, unreadOnly: boolean, filter: ListFilter = {}): Promise<MessageSummary[]> {
+  return deps.cluster.call({
+    type: 'message.list', accountId: caller.accountId, address, limit, unreadOnly, before: filter.before ?? null, query: filter.query ?? null,
+  });
 }
 
 /** The newest message without its headers (GET …/messages/{id} has them). */
