@@ -30,6 +30,14 @@ export interface Config {
   readonly webhookRetryDelaysMs: readonly number[];
   readonly webhookTimeoutMs: number;
   readonly maxMessageBytes: number;
+  /** SMTP bounds (DESIGN §7): recipients per message, connections, DATA bytes held at once. */
+  readonly smtpMaxRecipients: number;
+  readonly smtpMaxConnections: number;
+  readonly smtpMaxConnectionsPerIp: number;
+  readonly smtpMaxInflightBytes: number;
+  /** The ops listener (/metrics, /livez, /readyz); port 0 picks a free one (logged). */
+  readonly opsHost: string;
+  readonly opsPort: number;
   readonly agentConnectionMaxMs: number;
   readonly sessionIdleMs: number;
   readonly oauthCodeTtlMs: number;
@@ -52,6 +60,13 @@ export const DEFAULTS = Object.freeze({
   webhookRetryDelaysMs: Object.freeze([2_000, 10_000, 50_000]),
   webhookTimeoutMs: 10_000,
   maxMessageBytes: 10 * 1024 * 1024,
+  smtpMaxRecipients: 100,
+  smtpMaxConnections: 1000,
+  smtpMaxConnectionsPerIp: 50,
+  /** In-flight DATA bytes across every SMTP connection of one front (DESIGN §7). */
+  smtpMaxInflightBytes: 128 * 1024 * 1024,
+  opsHost: '127.0.0.1',
+  opsPort: 9464,
   agentConnectionMaxMs: 60_000,
   sessionIdleMs: 300_000,
   oauthCodeTtlMs: 60_000,
@@ -189,6 +204,12 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     webhookRetryDelaysMs: retry,
     webhookTimeoutMs: int(env, 'MAILCUE_WEBHOOK_TIMEOUT_MS', DEFAULTS.webhookTimeoutMs, 1),
     maxMessageBytes: int(env, 'MAILCUE_MAX_MESSAGE_BYTES', DEFAULTS.maxMessageBytes, 1024),
+    smtpMaxRecipients: int(env, 'MAILCUE_SMTP_MAX_RECIPIENTS', DEFAULTS.smtpMaxRecipients, 1),
+    smtpMaxConnections: int(env, 'MAILCUE_SMTP_MAX_CONNECTIONS', DEFAULTS.smtpMaxConnections, 1),
+    smtpMaxConnectionsPerIp: int(env, 'MAILCUE_SMTP_MAX_CONNECTIONS_PER_IP', DEFAULTS.smtpMaxConnectionsPerIp, 1),
+    smtpMaxInflightBytes: int(env, 'MAILCUE_SMTP_MAX_INFLIGHT_BYTES', DEFAULTS.smtpMaxInflightBytes, 1024),
+    opsHost: env.MAILCUE_OPS_HOST || DEFAULTS.opsHost,
+    opsPort: int(env, 'MAILCUE_OPS_PORT', DEFAULTS.opsPort, 0, 65535),
     agentConnectionMaxMs: int(env, 'MAILCUE_AGENT_CONNECTION_MAX_MS', DEFAULTS.agentConnectionMaxMs, 1000),
     sessionIdleMs: int(env, 'MAILCUE_SESSION_IDLE_MS', DEFAULTS.sessionIdleMs, 1000),
     oauthCodeTtlMs: int(env, 'MAILCUE_OAUTH_CODE_TTL_MS', DEFAULTS.oauthCodeTtlMs, 100),

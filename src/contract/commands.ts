@@ -40,7 +40,8 @@ export type InboxCommand =
   | { type: 'inbox.list'; accountId: string }
   | { type: 'inbox.delete_by_domain'; accountId: string; domain: string }
   | { type: 'inbox.accepts'; address: string }
-  | { type: 'inbox.deliver'; address: string; message: ParsedMessage; raw: Uint8Array };
+  /** One message to the recipients one shard owns (the front groups them): stored once. */
+  | { type: 'inbox.deliver'; addresses: string[]; message: ParsedMessage; raw: Uint8Array };
 
 export type MessageCommand =
   | {
@@ -130,6 +131,8 @@ export function routeKey(command: Command): string | null {
     case 'shard.stats':
     case 'feed.watch':
       return null;
+    case 'inbox.deliver':
+      return command.addresses[0]!;
     default:
       return command.address;
   }

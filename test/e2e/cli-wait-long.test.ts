@@ -3,7 +3,7 @@
 // second poll is printed. And a wait that outlives a restart of the service. Slow by nature (just
 // over a minute), so in a file of its own.
 import test from 'ava';
-import { metricsText, parkedWaiters, runCli, tempConfigHome, untilParked } from '../helpers/cli.js';
+import { parkedWaiters, runCli, tempConfigHome, untilParked } from '../helpers/cli.js';
 import { sendMail } from '../helpers/mail.js';
 import { startService, type Service } from '../helpers/service.js';
 
@@ -18,7 +18,7 @@ test.after.always(async () => {
 
 /** Long-polls answered so far (any status), from the front's request counter. */
 async function waitsAnswered(): Promise<number> {
-  const text = await metricsText(svc);
+  const text = await svc.metrics();
   let total = 0;
   for (const m of text.matchAll(/^mailcue_http_requests_total\{[^}]*route="[^"]*messages\/wait"[^}]*\} (\d+)/gm)) total += Number(m[1]);
   return total;

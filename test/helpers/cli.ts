@@ -48,16 +48,9 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   });
 }
 
-/** /metrics text: from the service helper's ops listener once it has one, else the HTTP port. */
-export async function metricsText(svc: Service): Promise<string> {
-  const withOps = svc as Service & { metrics?: () => Promise<string> };
-  if (typeof withOps.metrics === 'function') return withOps.metrics();
-  return (await fetch(`${svc.baseUrl}/metrics`)).text();
-}
-
-/** The gauge of long-polls parked on the shards (DESIGN §2). */
-export async function parkedWaiters(svc: Service): Promise<number> {
-  return Number(/^mailcue_parked_waiters (\d+)/m.exec(await metricsText(svc))?.[1] ?? NaN);
+/** The gauge of long-polls parked on the shards (DESIGN §2), read from the ops listener. */
+export function parkedWaiters(svc: Service): Promise<number> {
+  return svc.parkedWaiters();
 }
 
 /** Resolves once at least `n` long-polls are parked: the client is waiting, mail may be sent. */
