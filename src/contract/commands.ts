@@ -40,7 +40,8 @@ export type InboxCommand =
   | { type: 'inbox.list'; accountId: string }
   | { type: 'inbox.delete_by_domain'; accountId: string; domain: string }
   | { type: 'inbox.accepts'; address: string }
-  | { type: 'inbox.deliver'; address: string; message: ParsedMessage; raw: Uint8Array };
+  /** One message to the recipients one shard owns (the front groups them): stored once. */
+  | { type: 'inbox.deliver'; addresses: string[]; message: ParsedMessage; raw: Uint8Array };
 
 export type MessageCommand =
   | {
@@ -85,13 +86,12 @@ export type WebhookCommand =
   | { type: 'webhook.deliveries'; accountId: string; id: string }
   | { type: 'webhook.rekey'; accountId: string; key: string };
 
-export type ShardCommand = { type: 'shard.stats' } | { type: 'shard.ping' };
+export type ShardCommand = { type: 'shard.stats' };
 
 /** The account's changes on one shard after a cursor (account-feed.ts); sent to every shard. */
 export type FeedCommand = { type: 'feed.watch'; accountId: string; since: number | null; epoch: string | null; timeoutMs: number };
 
 export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand | FeedCommand;
-export type CommandType = Command['type'];
 
 /** The key a command is routed by, or null for commands that go to every shard. */
 export function routeKey(command: Command): string | null {
@@ -129,9 +129,10 @@ export function routeKey(command: Command): string | null {
     case 'inbox.list':
     case 'inbox.delete_by_domain':
     case 'shard.stats':
-    case 'shard.ping':
     case 'feed.watch':
       return null;
+    case 'inbox.deliver':
+      return command.addresses[0]!;
     default:
       return command.address;
   }

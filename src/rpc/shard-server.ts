@@ -1,12 +1,13 @@
-// The shard's gRPC server: unpacks envelopes from the Mailbox streams (and unary Call), dispatches
-// them to the actors, and writes replies. A cancel envelope, or the stream going away, aborts the
-// request, which frees any waiter it parked.
+// The shard's gRPC server: unpacks envelopes from the Mailbox streams, dispatches
+// them to the actors, and writes replies. A command or result larger than one chunk travels in
+// parts of the same id. A cancel envelope, or the stream going away, aborts the request, which
+// frees any waiter it parked.
 import type { Command } from '../contract/commands.js';
 import type { CommandDispatcher } from '../contract/results.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
-import { CHANNEL_OPTIONS, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
+import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -16,16 +17,15 @@ function errorReply(id: number, err: unknown, log: Logger): Reply {
   return { id, result: EMPTY, error: { code: e.code, message: e.message, details: e.details ? codec.pack(e.details) : EMPTY } };
 }
 
-function run(actors: CommandDispatcher, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
+function run(actors: CommandDispatcher, id: number, deadline: number, command: Uint8Array, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
   // Closures below keep only the id: a parked request must not hold its envelope or command.
-  const id = env.id;
-  if (env.deadline_ms && env.deadline_ms < Date.now()) {
+  if (deadline && deadline < Date.now()) {
     answer(errorReply(id, new MailcueError('deadline_exceeded', 'Deadline exceeded before the shard started'), log));
     return;
   }
   let result: unknown;
   try {
-    result = actors.dispatch(codec.unpack(env.command) as Command, { signal: cancel, deadline: env.deadline_ms });
+    result = actors.dispatch(codec.unpack(command) as Command, { signal: cancel, deadline });
   } catch (err) {
     answer(errorReply(id, err, log));
     return;
@@ -45,13 +45,22 @@ export function createShardServer(actors: CommandDispatcher, log: Logger): grpc.
   server.addService(ShardService.service, {
     Mailbox(call: grpc.ServerDuplexStream<EnvelopeBatch, ReplyBatch>) {
       const inFlight = new Map<number, Cancellation>();
+      const parts = new Assembler();
       let open = true;
       const out = new Coalescer<Reply>((replies) => {
         if (open) call.write({ replies });
       });
       const settle = (reply: Reply) => {
         inFlight.delete(reply.id);
-        out.push(reply);
+        const body = reply.result;
+        if (body.length <= CHUNK_BYTES) {
+          out.push(reply, body.length + (reply.error ? reply.error.message.length + reply.error.details.length : 0));
+          return;
+        }
+        const chunks = chunksOf(body);
+        for (let i = 0; i < chunks.length; i++) {
+          out.push({ id: reply.id, result: chunks[i]!, error: null, more: i < chunks.length - 1 }, chunks[i]!.length);
+        }
       };
       const abortAll = () => {
         open = false;
@@ -61,12 +70,19 @@ export function createShardServer(actors: CommandDispatcher, log: Logger): grpc.
       call.on('data', (batch: EnvelopeBatch) => {
         for (const env of batch.envelopes) {
           if (env.cancel) {
+            parts.drop(env.id);
             inFlight.get(env.id)?.abort();
             continue;
           }
+          let command = env.command;
+          if (env.more || parts.busy) {
+            const whole = parts.add(env.id, command, env.more === true);
+            if (!whole) continue;
+            command = whole;
+          }
           const cancel = new Cancellation();
           inFlight.set(env.id, cancel);
-          run(actors, env, cancel, log, settle);
+          run(actors, env.id, env.deadline_ms, command, cancel, log, settle);
         }
       });
       call.on('end', () => {
@@ -75,11 +91,6 @@ export function createShardServer(actors: CommandDispatcher, log: Logger): grpc.
       });
       call.on('cancelled', abortAll);
       call.on('error', abortAll);
-    },
-    Call(call: grpc.ServerUnaryCall<Envelope, Reply>, callback: grpc.sendUnaryData<Reply>) {
-      const cancel = new Cancellation();
-      call.on('cancelled', () => cancel.abort());
-      run(actors, call.request, cancel, log, (reply) => callback(null, reply));
     },
   });
   server.addService(HealthService.service, {

@@ -25,7 +25,7 @@ export interface ShardStore {
 }
 
 export function openShardStore(dir: string): ShardStore {
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const root = open({ path: dir, maxDbs: 32, mapSize: 2 ** 34, compression: false });
   return {
     accounts: new AccountStore(root),
