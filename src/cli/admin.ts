@@ -3,6 +3,7 @@
 import path from 'node:path';
 import type { Config, ShardAddress } from '../config/config.js';
 import { Cluster } from '../rpc/cluster.js';
+import { loadTls } from '../rpc/tls.js';
 import * as accounts from '../services/accounts.js';
 import type { Args } from './args.js';
 
@@ -13,7 +14,7 @@ function shardMap(config: Config): ShardAddress[] {
 
 export async function runAdmin(config: Config, args: Args): Promise<number> {
   const [action, ...rest] = args.positionals;
-  const cluster = new Cluster(shardMap(config));
+  const cluster = new Cluster(shardMap(config), undefined, loadTls(config));
   try {
     await cluster.waitForReady(5000).catch(() => {
       throw new Error('cannot reach the shards: is `mailcue serve` running with the same MAILCUE_DATA_DIR (or MAILCUE_SHARDS)?');

@@ -10,7 +10,7 @@ import { parseArgs } from './args.js';
 
 const USAGE = `usage:
   mailcue serve                                   front tier + MAILCUE_SHARD_COUNT shard threads
-  mailcue shard --id K --listen HOST:PORT [--data DIR]
+  mailcue shard --id K --listen HOST:PORT [--data DIR] [--insecure]
   mailcue front --shards 0=HOST:PORT,1=HOST:PORT
   mailcue admin create-account --plan PLAN [--name NAME]
   mailcue admin set-plan ACCOUNT_ID PLAN
@@ -47,8 +47,11 @@ async function shard(config: Config, flags: Map<string, string>): Promise<void> 
   const dataDir = path.resolve(flags.get('data') ?? path.join(config.dataDir, `shard-${id}`));
   const log = createLogger(config.logLevel, `shard-${id}`);
   const { startShardHost } = await import('../shard/shard-host.js');
+  const { assertListenAllowed, loadTls } = await import('../rpc/tls.js');
+  const tls = loadTls(config);
+  assertListenAllowed(listen, tls, flags.has('insecure'));
   const masterKey = resolveMasterKey(config.masterKey, path.dirname(dataDir));
-  const host = await startShardHost({ id, config, listen, dataDir, masterKey, log });
+  const host = await startShardHost({ id, config, listen, dataDir, masterKey, log, tls });
   onSignals(() => host.stop());
 }
 

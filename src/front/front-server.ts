@@ -7,6 +7,7 @@ import type { Logger } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { WorkPool } from '../pool/work-pool.js';
 import { Cluster } from '../rpc/cluster.js';
+import { loadTls } from '../rpc/tls.js';
 import type { Deps } from '../services/deps.js';
 import { opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
@@ -37,7 +38,7 @@ const DRAIN_TIMEOUT_MS = 3_000;
 
 export async function startFront(config: Config, shards: readonly ShardAddress[], log: Logger): Promise<Front> {
   const metrics = new Metrics();
-  const cluster = new Cluster(shards, (command, seconds, ok) => metrics.shardCall(command, seconds, ok));
+  const cluster = new Cluster(shards, (command, seconds, ok) => metrics.shardCall(command, seconds, ok), loadTls(config));
   await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
   const pool = new WorkPool(config.poolThreads);
   const deps: Deps = { config, cluster, pool, log };

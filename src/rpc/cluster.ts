@@ -3,14 +3,15 @@
 import { routeKey, type Command } from '../actors/commands.js';
 import type { ShardAddress } from '../config/config.js';
 import { Ring } from '../shard/ring.js';
+import type { TlsMaterial } from './tls.js';
 import { ShardClient, type CallOptions, type LatencyObserver } from './shard-client.js';
 
 export class Cluster {
   readonly ring: Ring;
   private readonly clients = new Map<number, ShardClient>();
 
-  constructor(shards: readonly ShardAddress[], observe?: LatencyObserver) {
-    for (const s of shards) this.clients.set(s.id, new ShardClient(s.id, s.target, observe));
+  constructor(shards: readonly ShardAddress[], observe?: LatencyObserver, tls: TlsMaterial | null = null) {
+    for (const s of shards) this.clients.set(s.id, new ShardClient(s.id, s.target, observe, tls));
     this.ring = new Ring(this.clients.keys());
   }
 

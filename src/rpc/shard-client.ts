@@ -4,6 +4,7 @@
 import type { Command } from '../actors/commands.js';
 import { MailcueError, isErrorCode, type ErrorDetails } from '../errors/registry.js';
 import type { CancelSignal } from '../util/cancel.js';
+import { channelCredentials, channelOptions, type TlsMaterial } from './tls.js';
 import { CHANNEL_OPTIONS, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 export interface CallOptions {
@@ -51,9 +52,10 @@ export class ShardClient {
   private turn = 0;
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(readonly shardId: number, readonly target: string, private readonly observe?: LatencyObserver) {
-    this.client = new ShardService(target, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
-    this.health = new HealthService(target, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+  constructor(readonly shardId: number, readonly target: string, private readonly observe?: LatencyObserver, tls: TlsMaterial | null = null) {
+    const options = { ...CHANNEL_OPTIONS, ...channelOptions(tls) };
+    this.client = new ShardService(target, channelCredentials(tls), options);
+    this.health = new HealthService(target, channelCredentials(tls), options);
     this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
   }

@@ -6,6 +6,7 @@ import type { Command } from '../actors/commands.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
+import { serverCredentials, type TlsMaterial } from './tls.js';
 import { CHANNEL_OPTIONS, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 const EMPTY = new Uint8Array(0);
@@ -90,8 +91,8 @@ export function createShardServer(actors: ShardActors, log: Logger): grpc.Server
   return server;
 }
 
-export function bindServer(server: grpc.Server, target: string): Promise<number> {
+export function bindServer(server: grpc.Server, target: string, tls: TlsMaterial | null = null): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(target, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
+    server.bindAsync(target, serverCredentials(tls), (err, port) => (err ? reject(err) : resolve(port)));
   });
 }

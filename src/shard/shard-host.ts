@@ -5,6 +5,7 @@ import { ShardActors } from '../actors/shard-actors.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../obs/logger.js';
 import { bindServer, createShardServer } from '../rpc/shard-server.js';
+import type { TlsMaterial } from '../rpc/tls.js';
 
 export interface ShardHostOptions {
   id: number;
@@ -15,6 +16,8 @@ export interface ShardHostOptions {
   dataDir: string;
   masterKey: string;
   log: Logger;
+  /** Mutual TLS for a cluster shard; embedded shards on unix sockets have none. */
+  tls?: TlsMaterial | null;
 }
 
 export interface ShardHost {
@@ -30,7 +33,7 @@ export function shardDataDir(root: string, id: number): string {
 export async function startShardHost(options: ShardHostOptions): Promise<ShardHost> {
   const actors = new ShardActors(options.id, options.config, options.dataDir, options.masterKey);
   const server = createShardServer(actors, options.log);
-  const port = await bindServer(server, options.listen);
+  const port = await bindServer(server, options.listen, options.tls ?? null);
   options.log.info({ shard: options.id, listen: options.listen }, 'shard serving');
   return {
     port,
