@@ -12,6 +12,11 @@ const USAGE = `usage:
   mailcue serve                                   front tier + MAILCUE_SHARD_COUNT shard threads
   mailcue shard --id K --listen HOST:PORT [--data DIR] [--insecure]
   mailcue front --shards 0=HOST:PORT,1=HOST:PORT
+  with MAILCUE_ETCD_ENDPOINTS (a cluster; DESIGN.md §8):
+  mailcue shard --id NAME --listen HOST:PORT [--advertise HOST:PORT] [--data DIR] [--insecure]
+  mailcue front
+  mailcue admin cluster status [--json]
+  mailcue admin cluster drain NAME [--no-wait]
   mailcue admin create-account --plan PLAN [--name NAME]
   mailcue admin set-plan ACCOUNT_ID PLAN
   mailcue admin rotate-key ACCOUNT_ID`;
@@ -41,6 +46,12 @@ async function serve(config: Config): Promise<void> {
 }
 
 async function shard(config: Config, flags: Map<string, string>): Promise<void> {
+  if (config.etcdEndpoints.length > 0) {
+    const { clusterShard } = await import('./cluster-cli.js');
+    const member = await clusterShard(config, flags);
+    onSignals(() => member.stop());
+    return;
+  }
   const id = Number(flags.get('id'));
   const listen = flags.get('listen');
   if (!Number.isInteger(id) || id < 0 || !listen) throw new ConfigError('mailcue shard needs --id K and --listen HOST:PORT');
@@ -56,6 +67,14 @@ async function shard(config: Config, flags: Map<string, string>): Promise<void> 
 }
 
 async function front(config: Config, flags: Map<string, string>): Promise<void> {
+  if (config.etcdEndpoints.length > 0 && !flags.has('shards')) {
+    const log = createLogger(config.logLevel, 'front');
+    const { clusterPlacement } = await import('./cluster-cli.js');
+    const { startFront } = await import('../front/front-server.js');
+    const f = await startFront(config, await clusterPlacement(config, log), log);
+    onSignals(() => f.stop());
+    return;
+  }
   const raw = flags.get('shards');
   const shards = raw ? parseShardMap(raw, '--shards') : config.shards;
   if (shards.length === 0) throw new ConfigError('mailcue front needs --shards or MAILCUE_SHARDS');
@@ -77,6 +96,11 @@ async function main(): Promise<void> {
     case 'front':
       return front(config, args.flags);
     case 'admin':
+      if (args.positionals[0] === 'cluster') {
+        const { runClusterAdmin } = await import('./cluster-cli.js');
+        process.exitCode = await runClusterAdmin(config, args);
+        return;
+      }
       process.exitCode = await runAdmin(config, args);
       return;
     default:

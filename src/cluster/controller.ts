@@ -8,12 +8,14 @@ import { readDrains, DRAIN_PREFIX } from './drain.js';
 import type { Namespace } from './etcd.js';
 import { MEMBERS_PREFIX, readMembers } from './members.js';
 import { withPrimary } from './slot-map.js';
-import { SlotMapStore } from './slot-map-store.js';
+import { SlotMapStore, type VersionedMap } from './slot-map-store.js';
 import { watchPrefix } from './watch-prefix.js';
 
 export const ELECTION_NAME = 'controller';
 export const MOVES_KEY = 'moves';
 const RETRY_MS = 1000;
+/** Move progress goes to etcd at most this often (status readers poll it). */
+const PUBLISH_INTERVAL_MS = 250;
 const SWAP_ATTEMPTS = 20;
 
 export type MoveState = 'pending' | 'copying' | 'switching' | 'done' | 'failed';
@@ -42,6 +44,9 @@ export class Controller {
   private running: Promise<void> | null = null;
   private watches: { close(): Promise<void> }[] = [];
   private moves: MoveStatus[] = [];
+  /** The map as this controller last wrote it: the next switch tries that revision first. */
+  private known: VersionedMap | null = null;
+  private lastPublish = 0;
   readonly store: SlotMapStore;
 
   constructor(
@@ -111,7 +116,7 @@ export class Controller {
     const drains = await readDrains(this.ns);
     const live = members.map((m) => m.id);
     const eligible = live.filter((id) => !drains.has(id));
-    const { map, revision } = await this.store.read();
+    const { map, revision } = (this.known = await this.store.read());
     const target = assignPrimaries({ map, eligible, live });
     const moves = planMoves(map, target);
     const fresh = moves.filter((m) => m.from === null);
@@ -123,17 +128,18 @@ export class Controller {
         this.dirty = true;
         return;
       }
+      this.known = { map: next, revision: res.revision };
       this.log.info({ slots: fresh.length }, 'assigned unowned slots');
     }
     const data = moves.filter((m) => m.from !== null);
     this.moves = data.map((m) => ({ ...m, state: 'pending', progress: 0 }));
-    await this.publishMoves();
+    await this.publishMoves(true);
     for (const status of this.moves) {
       if (!this.leading || this.stopped || this.dirty) break;
       await this.runMove(status);
     }
     this.moves = this.moves.filter((m) => m.state !== 'done' && m.state !== 'pending');
-    await this.publishMoves();
+    await this.publishMoves(true);
     if (this.moves.some((m) => m.state === 'failed')) {
       await new Promise((r) => setTimeout(r, RETRY_MS));
       this.dirty = true;
@@ -161,15 +167,26 @@ export class Controller {
     (move as MoveStatus).state = 'switching';
     for (let attempt = 0; attempt < SWAP_ATTEMPTS; attempt++) {
       if (!this.leading) throw new Error('no longer the controller');
-      const { map, revision } = await this.store.read();
-      if (map[move.slot]!.primary !== move.from) throw new Error(`slot ${move.slot} changed owner during the move`);
-      if ((await this.store.swap(withPrimary(map, move.slot, move.to), revision)).ok) return;
+      const { map, revision } = attempt === 0 && this.known ? this.known : (this.known = await this.store.read());
+      if (map[move.slot]!.primary !== move.from) {
+        if (attempt === 0) continue;
+        throw new Error(`slot ${move.slot} changed owner during the move`);
+      }
+      const next = withPrimary(map, move.slot, move.to);
+      const res = await this.store.swap(next, revision);
+      if (res.ok) {
+        this.known = { map: next, revision: res.revision };
+        return;
+      }
     }
     throw new Error(`slot ${move.slot}: the map kept changing`);
   }
 
-  private async publishMoves(): Promise<void> {
+  private async publishMoves(force = false): Promise<void> {
     if (!this.leading) return;
+    const now = Date.now();
+    if (!force && now - this.lastPublish < PUBLISH_INTERVAL_MS) return;
+    this.lastPublish = now;
     await this.ns.put(MOVES_KEY).value(JSON.stringify(this.moves.filter((m) => m.state !== 'done')));
   }
 

@@ -40,6 +40,8 @@ export const ERRORS = {
   method_not_allowed: { http: 405, jsonrpc: -32601, retryable: false },
   forbidden_origin: { http: 403, jsonrpc: -32000, retryable: false },
   invalid_grant: { http: 400, jsonrpc: null, retryable: false },
+  /** A shard does not own the command's slot at the command's epoch; the front re-sends it. */
+  moved: { http: 503, jsonrpc: -32603, smtp: 451, retryable: true },
   unavailable: { http: 503, jsonrpc: -32603, smtp: 451, retryable: true },
   deadline_exceeded: { http: 504, jsonrpc: -32603, smtp: 451, retryable: true },
   internal: { http: 500, jsonrpc: -32603, smtp: 451, retryable: true },

@@ -7,6 +7,7 @@ import type { Logger } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { WorkPool } from '../pool/work-pool.js';
 import { Cluster } from '../rpc/cluster.js';
+import type { Placement } from '../rpc/placement.js';
 import { loadTls } from '../rpc/tls.js';
 import type { Deps } from '../services/deps.js';
 import { opsRoutes } from './http/ops-routes.js';
@@ -36,9 +37,11 @@ export interface Front {
 const SHARD_READY_TIMEOUT_MS = 30_000;
 const DRAIN_TIMEOUT_MS = 3_000;
 
-export async function startFront(config: Config, shards: readonly ShardAddress[], log: Logger): Promise<Front> {
+export async function startFront(config: Config, shards: readonly ShardAddress[] | ((observe: (command: string, seconds: number, ok: boolean) => void) => Placement), log: Logger): Promise<Front> {
   const metrics = new Metrics();
-  const cluster = new Cluster(shards, (command, seconds, ok) => metrics.shardCall(command, seconds, ok), loadTls(config));
+  const observe = (command: string, seconds: number, ok: boolean) => metrics.shardCall(command, seconds, ok);
+  // A static shard map, or (cluster mode) a placement that follows the slot map in etcd.
+  const cluster = typeof shards === 'function' ? new Cluster(shards(observe)) : new Cluster(shards, observe, loadTls(config));
   await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
   const pool = new WorkPool(config.poolThreads);
   const deps: Deps = { config, cluster, pool, log };
@@ -82,7 +85,7 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
     uWS.us_listen_socket_close(listenSocket);
     throw err;
   }
-  log.info({ http_port: httpPort, smtp_port: smtp.port, shards: shards.length }, 'mailcue front ready');
+  log.info({ http_port: httpPort, smtp_port: smtp.port, shards: cluster.shards.length }, 'mailcue front ready');
   if (!config.adminToken) log.info('admin API off (set MAILCUE_ADMIN_TOKEN); create accounts with: npx mailcue admin create-account --plan growth');
 
   return {

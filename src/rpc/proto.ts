@@ -43,6 +43,9 @@ export interface Envelope {
   deadline_ms: number;
   command: Uint8Array;
   cancel: boolean;
+  /** Fencing (DESIGN.md §8): the slot and the epoch the sender routed by; epoch 0 is unfenced. */
+  slot: number;
+  epoch: number;
 }
 
 export interface EnvelopeBatch {

@@ -12,6 +12,9 @@ export interface CallOptions {
   signal?: CancelSignal;
   /** Defaults to DEFAULT_CALL_TIMEOUT_MS; long-polls pass their own wait plus a margin. */
   timeoutMs?: number;
+  /** The slot and epoch the command was routed by (cluster mode); the shard fences on them. */
+  slot?: number;
+  epoch?: number;
 }
 
 interface Pending {
@@ -52,7 +55,7 @@ export class ShardClient {
   private turn = 0;
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(readonly shardId: number, readonly target: string, private readonly observe?: LatencyObserver, tls: TlsMaterial | null = null) {
+  constructor(readonly shardId: number | string, readonly target: string, private readonly observe?: LatencyObserver, tls: TlsMaterial | null = null) {
     const options = { ...CHANNEL_OPTIONS, ...channelOptions(tls) };
     this.client = new ShardService(target, channelCredentials(tls), options);
     this.health = new HealthService(target, channelCredentials(tls), options);
@@ -113,7 +116,7 @@ export class ShardClient {
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
     const stream = this.stream();
     const type = command.type;
-    stream.out.push({ id, deadline_ms: deadline, command: codec.pack(command), cancel: false });
+    stream.out.push({ id, deadline_ms: deadline, command: codec.pack(command), cancel: false, slot: options.slot ?? 0, epoch: options.epoch ?? 0 });
     const promise = new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, stream, deadline, command: type, started: performance.now() });
     });
@@ -124,7 +127,7 @@ export class ShardClient {
   /** Tells the shard to drop the request; the pending entry settles with the shard's answer. */
   cancel(id: number): void {
     const p = this.pending.get(id);
-    if (p?.stream.alive) p.stream.out.push({ id, deadline_ms: 0, command: new Uint8Array(0), cancel: true });
+    if (p?.stream.alive) p.stream.out.push({ id, deadline_ms: 0, command: new Uint8Array(0), cancel: true, slot: 0, epoch: 0 });
   }
 
   private settle(reply: Reply): void {

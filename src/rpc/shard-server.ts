@@ -17,7 +17,32 @@ function errorReply(id: number, err: unknown, log: Logger): Reply {
   return { id, result: EMPTY, error: { code: e.code, message: e.message, details: e.details ? codec.pack(e.details) : EMPTY } };
 }
 
-function run(actors: ShardActors, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
+/** Cluster fencing: may this shard run a command routed by (slot, epoch)? See src/cluster/slot-guard.ts. */
+export interface Fence {
+  admit(slot: number, epoch: number): null | MailcueError | Promise<void>;
+}
+
+const FENCE_ATTEMPTS = 3;
+
+function fenced(fence: Fence, env: Envelope, cancel: Cancellation, attempt: number, go: () => void, refuse: (err: MailcueError) => void): void {
+  const verdict = fence.admit(env.slot, env.epoch);
+  if (verdict === null) go();
+  else if (verdict instanceof MailcueError) refuse(verdict);
+  else if (attempt >= FENCE_ATTEMPTS) refuse(new MailcueError('moved', `Slot ${env.slot} is changing owner`, { slot: env.slot, retry_after_s: 1 }));
+  else void verdict.then(() => {
+    if (!cancel.aborted) fenced(fence, env, cancel, attempt + 1, go, refuse);
+  });
+}
+
+function run(actors: ShardActors, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void, fence?: Fence): void {
+  if (fence && env.epoch) {
+    fenced(fence, env, cancel, 0, () => execute(actors, env, cancel, log, answer), (err) => answer(errorReply(env.id, err, log)));
+    return;
+  }
+  execute(actors, env, cancel, log, answer);
+}
+
+function execute(actors: ShardActors, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
   // Closures below keep only the id: a parked request must not hold its envelope or command.
   const id = env.id;
   if (env.deadline_ms && env.deadline_ms < Date.now()) {
@@ -41,7 +66,7 @@ function run(actors: ShardActors, env: Envelope, cancel: Cancellation, log: Logg
   }
 }
 
-export function createShardServer(actors: ShardActors, log: Logger): grpc.Server {
+export function createShardServer(actors: ShardActors, log: Logger, fence?: Fence): grpc.Server {
   const server = new grpc.Server(CHANNEL_OPTIONS);
   server.addService(ShardService.service, {
     Mailbox(call: grpc.ServerDuplexStream<EnvelopeBatch, ReplyBatch>) {
@@ -67,7 +92,7 @@ export function createShardServer(actors: ShardActors, log: Logger): grpc.Server
           }
           const cancel = new Cancellation();
           inFlight.set(env.id, cancel);
-          run(actors, env, cancel, log, settle);
+          run(actors, env, cancel, log, settle, fence);
         }
       });
       call.on('end', () => {
@@ -80,7 +105,7 @@ export function createShardServer(actors: ShardActors, log: Logger): grpc.Server
     Call(call: grpc.ServerUnaryCall<Envelope, Reply>, callback: grpc.sendUnaryData<Reply>) {
       const cancel = new Cancellation();
       call.on('cancelled', () => cancel.abort());
-      run(actors, call.request, cancel, log, (reply) => callback(null, reply));
+      run(actors, call.request, cancel, log, (reply) => callback(null, reply), fence);
     },
   });
   server.addService(HealthService.service, {

@@ -4,6 +4,7 @@
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { mkdirSync } from 'node:fs';
 import type { AccountRecord, InboxRecord, MessageRecord } from '../actors/model.js';
+import { Oplog, type OplogEntry } from './oplog.js';
 
 export type Key = string | (string | number)[];
 
@@ -19,6 +20,8 @@ export interface ShardStore {
   readonly raw: Database<Buffer, Key>;
   /** Generic per-feature databases (domains, webhooks, outbox, oauth) opened on demand. */
   db<V>(name: string): Database<V, Key>;
+  /** Every write of a slot-bound record is logged here too, in the same transaction. */
+  readonly oplog: Oplog;
   transaction<T>(work: () => T): Promise<T>;
   close(): Promise<void>;
 }
@@ -27,24 +30,36 @@ export function openShardStore(dir: string): ShardStore {
   mkdirSync(dir, { recursive: true });
   const root = open({ path: dir, maxDbs: 32, mapSize: 2 ** 34, compression: false });
   const cache = new Map<string, Database<unknown, Key>>();
+  const oplog = new Oplog(root.openDB<OplogEntry, Key>({ name: 'oplog' }), (name, key) => db(name).get(key));
   const db = <V>(name: string): Database<V, Key> => {
     let found = cache.get(name);
     if (!found) {
       found = root.openDB<unknown, Key>({ name });
       cache.set(name, found);
+      oplog.attach(name, found);
     }
     return found as Database<V, Key>;
   };
+  const named = <V>(name: string, options: { encoding?: 'binary' } = {}): Database<V, Key> => {
+    const opened = root.openDB<V, Key>({ name, ...options });
+    cache.set(name, opened as Database<unknown, Key>);
+    oplog.attach(name, opened);
+    return opened;
+  };
   return {
     root,
-    accounts: root.openDB<AccountRecord, string>({ name: 'accounts' }),
-    inboxes: root.openDB<InboxRecord, string>({ name: 'inboxes' }),
-    inboxesByAccount: root.openDB<number, Key>({ name: 'inboxes_by_account' }),
-    messages: root.openDB<MessageRecord, Key>({ name: 'messages' }),
-    raw: root.openDB<Buffer, Key>({ name: 'raw', encoding: 'binary' }),
+    accounts: named<AccountRecord>('accounts') as unknown as Database<AccountRecord, string>,
+    inboxes: named<InboxRecord>('inboxes') as unknown as Database<InboxRecord, string>,
+    inboxesByAccount: named<number>('inboxes_by_account'),
+    messages: named<MessageRecord>('messages'),
+    raw: named<Buffer>('raw', { encoding: 'binary' }),
     db,
+    oplog,
     transaction: (work) => root.transaction(work),
-    close: () => root.close(),
+    close: () => {
+      oplog.close();
+      return root.close();
+    },
   };
 }
 
