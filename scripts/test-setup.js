@@ -1,5 +1,5 @@
-// `npm test` set-up beyond npm: Debian's Chromium for the dashboard's Playwright tests and Debian's
-// etcd-server for the cluster tests. Installs what is missing with apt when we are root; otherwise
+// `npm test` set-up beyond npm: Debian's Chromium for the dashboard's Playwright tests, Debian's
+// etcd-server for the cluster tests and zsh for the CLI completion test. Installs what is missing with apt when we are root; otherwise
 // says what to do.
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -19,6 +19,8 @@ const missing = [];
 const e2e = readdirSync(new URL('../test/e2e/', import.meta.url));
 if (e2e.some((f) => f.startsWith('dashboard')) && !existsSync(CHROMIUM)) missing.push({ pkg: 'chromium', why: 'the dashboard tests' });
 if (!onPath('etcd')) missing.push({ pkg: 'etcd-server', why: 'the cluster tests' });
+// zsh, to run the `mailcue completion zsh` script in the CLI tests.
+if (!existsSync('/usr/bin/zsh') && !existsSync('/bin/zsh')) missing.push({ pkg: 'zsh', why: 'the CLI completion test' });
 
 if (missing.length > 0) {
   const pkgs = missing.map((m) => m.pkg).join(' ');

@@ -1,14 +1,12 @@
 // InboxActor: an inbox, its messages and their raw sources, and the long-polls parked on it.
 // Delivery commits the message, then wakes the waiters of that inbox on this same shard.
 import { fail, MailcueError } from '../errors/registry.js';
-import { prefixRange } from '../storage/shard-store.js';
 import { newMessageId } from '../util/ids.js';
-import type { InboxCommand, MessageCommand } from './commands.js';
-import type { ActorContext, RequestScope } from './context.js';
-import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from './model.js';
+import type { InboxCommand, MessageCommand } from '../contract/commands.js';
+import type { ActorContext } from './context.js';
+import type { RequestScope, WaitResult } from '../contract/results.js';
+import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from '../contract/model.js';
 import type { WaitOutcome, Waiter } from './waiters.js';
-
-export type WaitResult = { timed_out: false; message: MessageRecord } | { timed_out: true; message: null };
 
 export class InboxActor {
   /** Run inside the delivery transaction (the webhook outbox commits with the message). */
@@ -17,6 +15,8 @@ export class InboxActor {
   readonly afterCommit: ((message: MessageRecord) => void)[] = [];
   /** Run inside the transaction that removes an inbox. */
   readonly inboxDropped: ((address: string) => void)[] = [];
+  /** Run after an inbox's record or counts changed (the account's change feed). */
+  readonly changed: ((accountId: string, address: string) => void)[] = [];
 
   constructor(private readonly ctx: ActorContext) {}
 
@@ -33,11 +33,11 @@ export class InboxActor {
       case 'inbox.delete_by_domain':
         return this.removeDomain(cmd.accountId, cmd.domain);
       case 'inbox.accepts':
-        return this.ctx.store.inboxes.get(cmd.address)?.account_id ?? null;
+        return this.ownerOf(cmd.address);
       case 'inbox.deliver':
         return this.deliver(cmd.address, cmd);
       case 'message.list':
-        return this.listMessages(cmd.accountId, cmd.address, cmd.limit, cmd.unreadOnly);
+        return this.listMessages(cmd);
       case 'message.latest': {
         this.owned(cmd.accountId, cmd.address);
         const newest = this.newest(cmd.address);
@@ -50,12 +50,17 @@ export class InboxActor {
         return this.getMessage(cmd.accountId, cmd.address, cmd.id, cmd.markRead);
       case 'message.raw':
         this.message(cmd.accountId, cmd.address, cmd.id);
-        return this.ctx.store.raw.getBinary([cmd.address, cmd.id]) ?? fail('message_not_found', `No message ${cmd.id}`);
+        return this.ctx.store.messages.raw(cmd.address, cmd.id) ?? fail('message_not_found', `No message ${cmd.id}`);
       case 'message.delete':
         return this.deleteMessage(cmd.accountId, cmd.address, cmd.id);
       case 'message.wait':
         return this.wait(cmd, scope);
     }
+  }
+
+  /** The account an inbox belongs to, or null (other actors ask here rather than read inboxes). */
+  ownerOf(address: string): string | null {
+    return this.ctx.store.inboxes.get(address)?.account_id ?? null;
   }
 
   /** Another account's inbox answers exactly like a missing one, so addresses do not leak. */
@@ -67,7 +72,7 @@ export class InboxActor {
 
   private message(accountId: string, address: string, id: string): MessageRecord {
     this.owned(accountId, address);
-    const message = this.ctx.store.messages.get([address, id]);
+    const message = this.ctx.store.messages.get(address, id);
     if (!message) fail('message_not_found', `Message ${id} not found in ${address}`);
     return message;
   }
@@ -79,16 +84,16 @@ export class InboxActor {
     };
     await store.transaction(() => {
       if (store.inboxes.get(address)) fail('address_taken', `The address ${address} is already taken`);
-      store.inboxes.put(address, record);
-      store.inboxesByAccount.put([accountId, address], 1);
+      store.inboxes.create(record);
     });
+    this.noteChange(accountId, address);
     return toInboxView(record);
   }
 
   private list(accountId: string): InboxView[] {
     const out: InboxView[] = [];
-    for (const { key } of this.ctx.store.inboxesByAccount.getRange(prefixRange([accountId]))) {
-      const inbox = this.ctx.store.inboxes.get((key as string[])[1]!);
+    for (const address of this.ctx.store.inboxes.addressesOf(accountId)) {
+      const inbox = this.ctx.store.inboxes.get(address);
       if (inbox) out.push(toInboxView(inbox));
     }
     return out;
@@ -101,33 +106,29 @@ export class InboxActor {
       this.dropInbox(accountId, address);
     });
     this.ctx.waiters.failAll(address, new MailcueError('inbox_not_found', `Inbox ${address} was deleted`));
+    this.noteChange(accountId, address);
     return { address };
   }
 
   /** Inside a transaction: the inbox record, its index entry, messages and raw sources. */
   private dropInbox(accountId: string, address: string): void {
     const { store } = this.ctx;
-    for (const key of store.messages.getKeys(prefixRange([address]))) {
-      store.messages.remove(key);
-      store.raw.remove(key);
-    }
-    store.inboxes.remove(address);
-    store.inboxesByAccount.remove([accountId, address]);
+    store.messages.removeInbox(address);
+    store.inboxes.remove(accountId, address);
     for (const hook of this.inboxDropped) hook(address);
   }
 
   private async removeDomain(accountId: string, domain: string): Promise<string[]> {
     const { store } = this.ctx;
     const removed = await store.transaction(() => {
-      const addresses: string[] = [];
-      for (const { key } of store.inboxesByAccount.getRange(prefixRange([accountId]))) {
-        const address = (key as string[])[1]!;
-        if (address.endsWith(`@${domain}`)) addresses.push(address);
-      }
+      const addresses = store.inboxes.addressesOf(accountId).filter((address) => address.endsWith(`@${domain}`));
       for (const address of addresses) this.dropInbox(accountId, address);
       return addresses;
     });
-    for (const address of removed) this.ctx.waiters.failAll(address, new MailcueError('inbox_not_found', `Inbox ${address} was deleted`));
+    for (const address of removed) {
+      this.ctx.waiters.failAll(address, new MailcueError('inbox_not_found', `Inbox ${address} was deleted`));
+      this.noteChange(accountId, address);
+    }
     return removed;
   }
 
@@ -136,35 +137,40 @@ export class InboxActor {
     const message: MessageRecord = {
       ...cmd.message, id: newMessageId(this.ctx.now()), inbox: address, date: new Date(this.ctx.now()).toISOString(), read: false,
     };
-    await store.transaction(() => {
+    const accountId = await store.transaction(() => {
       const current = store.inboxes.get(address);
       if (!current) fail('inbox_not_found', `Inbox ${address} not found`);
-      store.inboxes.put(address, { ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
-      store.messages.put([address, message.id], message);
-      store.raw.put([address, message.id], Buffer.from(cmd.raw.buffer, cmd.raw.byteOffset, cmd.raw.byteLength));
+      store.inboxes.update({ ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
+      store.messages.put(message, cmd.raw);
       for (const hook of this.inTransaction) hook(message);
+      return current.account_id;
     });
     this.ctx.waiters.deliver(address, message);
+    this.noteChange(accountId, address);
     for (const hook of this.afterCommit) hook(message);
     return { id: message.id };
   }
 
   private newest(address: string): MessageRecord | undefined {
-    const { start, end } = prefixRange([address]);
-    for (const { value } of this.ctx.store.messages.getRange({ start: end, end: start, reverse: true, limit: 1 })) return value;
+    for (const message of this.ctx.store.messages.newestFirst(address)) return message;
     return undefined;
   }
 
-  private listMessages(accountId: string, address: string, limit: number, unreadOnly: boolean): MessageSummary[] {
-    this.owned(accountId, address);
-    const { start, end } = prefixRange([address]);
+  private listMessages(cmd: Extract<MessageCommand, { type: 'message.list' }>): MessageSummary[] {
+    this.owned(cmd.accountId, cmd.address);
+    const query = cmd.query ? cmd.query.toLowerCase() : null;
     const out: MessageSummary[] = [];
-    for (const { value } of this.ctx.store.messages.getRange({ start: end, end: start, reverse: true })) {
-      if (unreadOnly && value.read) continue;
+    for (const value of this.ctx.store.messages.newestFirst(cmd.address, cmd.before ?? null)) {
+      if (cmd.unreadOnly && value.read) continue;
+      if (query && !matches(value, query)) continue;
       out.push(toSummary(value));
-      if (out.length >= limit) break;
+      if (out.length >= cmd.limit) break;
     }
     return out;
+  }
+
+  private noteChange(accountId: string, address: string): void {
+    for (const hook of this.changed) hook(accountId, address);
   }
 
   private async getMessage(accountId: string, address: string, id: string, markRead: boolean): Promise<MessageRecord> {
@@ -172,13 +178,16 @@ export class InboxActor {
     if (!markRead || message.read) return message;
     const { store } = this.ctx;
     return store.transaction(() => {
-      const current = store.messages.get([address, id]);
+      const current = store.messages.get(address, id);
       const inbox = store.inboxes.get(address);
       if (!current || !inbox) fail('message_not_found', `Message ${id} not found in ${address}`);
       if (current.read) return current;
       const next = { ...current, read: true };
-      store.messages.put([address, id], next);
-      store.inboxes.put(address, { ...inbox, unread_count: Math.max(0, inbox.unread_count - 1) });
+      store.messages.put(next);
+      store.inboxes.update({ ...inbox, unread_count: Math.max(0, inbox.unread_count - 1) });
+      return next;
+    }).then((next) => {
+      this.noteChange(accountId, address);
       return next;
     });
   }
@@ -188,20 +197,18 @@ export class InboxActor {
     await store.transaction(() => {
       const message = this.message(accountId, address, id);
       const inbox = store.inboxes.get(address)!;
-      store.messages.remove([address, id]);
-      store.raw.remove([address, id]);
-      store.inboxes.put(address, {
+      store.messages.remove(address, id);
+      store.inboxes.update({
         ...inbox, message_count: Math.max(0, inbox.message_count - 1), unread_count: Math.max(0, inbox.unread_count - (message.read ? 0 : 1)),
       });
     });
+    this.noteChange(accountId, address);
     return { id };
   }
 
   /** The first message newer than `since` that matches, if one is already stored. */
   private firstAfter(address: string, since: string, match: 'any' | 'code'): MessageRecord | undefined {
-    const { end } = prefixRange([address]);
-    for (const { key, value } of this.ctx.store.messages.getRange({ start: [address, since], end })) {
-      if ((key as string[])[1] === since) continue;
+    for (const value of this.ctx.store.messages.after(address, since)) {
       if (match === 'any' || value.otp !== null || value.verification_link !== null) return value;
     }
     return undefined;
@@ -211,7 +218,7 @@ export class InboxActor {
     this.owned(cmd.accountId, cmd.address);
     if (cmd.since !== null) {
       const found = this.firstAfter(cmd.address, cmd.since, cmd.match);
-      if (found) return { timed_out: false, message: found };
+      if (found) return { timed_out: false, message: toSummary(found) };
     }
     if (scope.signal.aborted) return { timed_out: true, message: null };
     const waiter = new PendingWait(cmd.address, cmd.match, this.ctx.now() + cmd.timeoutMs);
@@ -224,6 +231,11 @@ export class InboxActor {
   private cancelWait(waiter: PendingWait): void {
     if (this.ctx.waiters.remove(waiter)) waiter.settle('timeout');
   }
+}
+
+/** A search over what the message list shows: sender, subject and code. */
+function matches(m: MessageRecord, query: string): boolean {
+  return m.from.toLowerCase().includes(query) || m.subject.toLowerCase().includes(query) || (m.otp ?? '').includes(query);
 }
 
 /** One parked long-poll: the little a waiter keeps (tens of thousands may be parked at once). */
@@ -242,6 +254,6 @@ class PendingWait implements Waiter {
   settle(outcome: WaitOutcome): void {
     if (outcome === 'timeout') this.resolve({ timed_out: true, message: null });
     else if (outcome instanceof Error) this.reject(outcome);
-    else this.resolve({ timed_out: false, message: outcome });
+    else this.resolve({ timed_out: false, message: toSummary(outcome) });
   }
 }

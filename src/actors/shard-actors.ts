@@ -4,20 +4,24 @@ import type { Config } from '../config/config.js';
 import { Sealer } from '../security/sealer.js';
 import { openShardStore, type ShardStore } from '../storage/shard-store.js';
 import { AccountActor } from './account-actor.js';
-import type { Command } from './commands.js';
-import type { ActorContext, RequestScope } from './context.js';
+import { AccountFeed, type ChangeKind } from './account-feed.js';
+import type { Command } from '../contract/commands.js';
+import type { ActorContext } from './context.js';
+import type { RequestScope, ShardStats } from '../contract/results.js';
 import { DomainActor } from './domain-actor.js';
 import { InboxActor } from './inbox-actor.js';
 import { OAuthActor } from './oauth-actor.js';
 import { WebhookActor } from './webhook-actor.js';
 import { WaiterRegistry } from './waiters.js';
 
-export interface ShardStats {
-  shard: number;
-  parked_waiters: number;
-  inboxes: number;
-  messages: number;
-}
+/** Commands that change what an account's dashboard shows, besides the inbox actor's own. */
+const FEED_KINDS: Partial<Record<Command['type'], ChangeKind>> = {
+  'domain.add': 'domains',
+  'domain.mark_verified': 'domains',
+  'domain.delete': 'domains',
+  'webhook.register': 'webhooks',
+  'webhook.delete': 'webhooks',
+};
 
 export class ShardActors {
   readonly ctx: ActorContext;
@@ -26,21 +30,24 @@ export class ShardActors {
   readonly domains: DomainActor;
   readonly oauth: OAuthActor;
   readonly webhooks: WebhookActor;
+  readonly feed = new AccountFeed();
 
   constructor(shardId: number, config: Config, dataDir: string, masterKey: string) {
     const store: ShardStore = openShardStore(dataDir);
     this.ctx = {
       shardId, config, store, waiters: new WaiterRegistry(), sealer: new Sealer(masterKey), now: () => Date.now(),
     };
-    this.accounts = new AccountActor(this.ctx);
+    // Actors never read each other's records: one that needs another's answer is handed its method.
+    this.oauth = new OAuthActor(this.ctx);
+    this.accounts = new AccountActor(this.ctx, (accountId, hash) => this.oauth.accessTokenValid(accountId, hash));
     this.inboxes = new InboxActor(this.ctx);
     this.domains = new DomainActor(this.ctx);
-    this.oauth = new OAuthActor(this.ctx);
-    this.webhooks = new WebhookActor(this.ctx);
+    this.webhooks = new WebhookActor(this.ctx, (address) => this.inboxes.ownerOf(address));
     // The outbox entry commits with the message; sending starts once the commit is durable.
     this.inboxes.inTransaction.push((message) => this.webhooks.enqueue(message));
     this.inboxes.inboxDropped.push((address) => this.webhooks.dropInbox(address));
     this.inboxes.afterCommit.push(() => this.webhooks.schedule(0));
+    this.inboxes.changed.push((accountId, address) => this.feed.note(accountId, { kind: 'inbox', inbox: address }));
     this.webhooks.start();
   }
 
@@ -50,6 +57,16 @@ export class ShardActors {
   broadcastFilter: ((command: Command, result: unknown) => unknown) | null = null;
 
   dispatch(command: Command, scope: RequestScope): unknown {
+    const result = this.route(command, scope);
+    const kind = FEED_KINDS[command.type];
+    if (kind && 'accountId' in command) {
+      const accountId = command.accountId;
+      Promise.resolve(result).then(() => this.feed.note(accountId, { kind }), () => undefined);
+    }
+    return result;
+  }
+
+  private route(command: Command, scope: RequestScope): unknown {
     const [family] = command.type.split('.', 1);
     switch (family) {
       case 'account':
@@ -71,6 +88,10 @@ export class ShardActors {
       case 'slot':
         if (!this.slotCommands) throw new Error('slot commands need cluster mode');
         return this.slotCommands(command as Extract<Command, { type: `slot.${string}` }>);
+      case 'feed': {
+        const { accountId, since, epoch, timeoutMs } = command as Extract<Command, { type: 'feed.watch' }>;
+        return this.feed.watch(accountId, since, epoch, timeoutMs, scope.signal);
+      }
       default:
         throw new Error(`unknown command ${command.type}`);
     }
@@ -83,15 +104,16 @@ export class ShardActors {
   stats(): ShardStats {
     return {
       shard: this.ctx.shardId,
-      parked_waiters: this.ctx.waiters.size,
-      inboxes: (this.ctx.store.inboxes.getStats() as { entryCount: number }).entryCount,
-      messages: (this.ctx.store.messages.getStats() as { entryCount: number }).entryCount,
+      parked_waiters: this.ctx.waiters.size + this.feed.size,
+      inboxes: this.ctx.store.inboxes.count(),
+      messages: this.ctx.store.messages.count(),
     };
   }
 
   /** Graceful stop: answer parked waiters, then flush and close LMDB. */
   async close(): Promise<void> {
     this.ctx.waiters.drain();
+    this.feed.drain();
     this.accounts.flush();
     await this.webhooks.stop();
     await this.ctx.store.close();

@@ -1,9 +1,9 @@
 // The only importer of mailparser: turns raw RFC 5322 bytes into the message record the shards
 // store, with the one-time code and verification link extracted. Runs inside the piscina pool.
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
-import type { ParsedMessage } from '../actors/model.js';
+import type { ParsedMessage } from '../contract/model.js';
 import { htmlToText } from '../extract/html-to-text.js';
-import { extract } from '../extract/index.js';
+import { explain } from '../extract/index.js';
 
 /** Text and HTML beyond this are not kept on the record (the raw source keeps everything). */
 export const MAX_STORED_PART_CHARS = 1024 * 1024;
@@ -39,7 +39,7 @@ export async function parseMail(raw: Uint8Array): Promise<ParsedMessage> {
   const parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), PARSER_OPTIONS);
   const html = typeof parsed.html === 'string' ? parsed.html : null;
   const subject = parsed.subject ?? '';
-  const found = extract({ subject, text: parsed.text ?? null, html });
+  const found = explain({ subject, text: parsed.text ?? null, html });
   const text = parsed.text ?? (html ? htmlToText(html, MAX_STORED_PART_CHARS).text.trim() : null);
   return {
     from: addresses(parsed.from)[0] ?? '',
@@ -51,6 +51,7 @@ export async function parseMail(raw: Uint8Array): Promise<ParsedMessage> {
     attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? null, content_type: a.contentType, size: a.size })),
     otp: found.otp,
     verification_link: found.verification_link,
+    extraction: { otp_reason: found.otp_reason, link_reason: found.link_reason },
     size: raw.byteLength,
   };
 }

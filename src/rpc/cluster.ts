@@ -2,7 +2,7 @@
 // that owns its route key, or to every shard when it has none (listings gathered across shards).
 // A `moved` answer (the slot changed owner) is re-sent to the new owner once the map shows it; a
 // parked long-poll is re-sent with the same `since` and the time it has left.
-import { routeKey, type Command } from '../actors/commands.js';
+import { routeKey, type Command } from '../contract/commands.js';
 import type { ShardAddress } from '../config/config.js';
 import { MailcueError } from '../errors/registry.js';
 import { StaticPlacement, type Placement } from './placement.js';

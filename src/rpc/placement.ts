@@ -5,7 +5,7 @@ import type { SlotView } from '../cluster/slot-view.js';
 import { slotOf } from '../cluster/slots.js';
 import type { ShardAddress } from '../config/config.js';
 import { MailcueError } from '../errors/registry.js';
-import { Ring } from '../shard/ring.js';
+import { Ring } from './ring.js';
 import { ShardClient, type LatencyObserver } from './shard-client.js';
 import type { TlsMaterial } from './tls.js';
 

@@ -1,7 +1,7 @@
 // The front tier's channel to one shard: a few long-lived Mailbox streams carrying many requests as
 // envelopes, answered by id. Pending requests live in one table; a stream that breaks rejects its
 // pending requests as `unavailable` and is reopened on next use.
-import type { Command } from '../actors/commands.js';
+import type { Command } from '../contract/commands.js';
 import { MailcueError, isErrorCode, type ErrorDetails } from '../errors/registry.js';
 import type { CancelSignal } from '../util/cancel.js';
 import { channelCredentials, channelOptions, type TlsMaterial } from './tls.js';
@@ -33,6 +33,8 @@ interface Stream {
 }
 
 export const DEFAULT_CALL_TIMEOUT_MS = 15_000;
+/** Commands a shard may hold open: a graceful stop asks for their answers at once. */
+const PARKED_COMMANDS = new Set(['message.wait', 'feed.watch']);
 const STREAMS_PER_SHARD = 2;
 const SWEEP_INTERVAL_MS = 250;
 
@@ -159,7 +161,7 @@ export class ShardClient {
   cancelWaits(): number {
     let n = 0;
     for (const [id, p] of this.pending) {
-      if (p.command !== 'message.wait') continue;
+      if (!PARKED_COMMANDS.has(p.command)) continue;
       this.cancel(id);
       n++;
     }
@@ -168,7 +170,7 @@ export class ShardClient {
 
   get waitsInFlight(): number {
     let n = 0;
-    for (const p of this.pending.values()) if (p.command === 'message.wait') n++;
+    for (const p of this.pending.values()) if (PARKED_COMMANDS.has(p.command)) n++;
     return n;
   }
 

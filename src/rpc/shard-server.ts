@@ -1,8 +1,8 @@
 // The shard's gRPC server: unpacks envelopes from the Mailbox streams (and unary Call), dispatches
 // them to the actors, and writes replies. A cancel envelope, or the stream going away, aborts the
 // request, which frees any waiter it parked.
-import type { ShardActors } from '../actors/shard-actors.js';
-import type { Command } from '../actors/commands.js';
+import type { Command } from '../contract/commands.js';
+import type { CommandDispatcher } from '../contract/results.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
@@ -34,7 +34,7 @@ function fenced(fence: Fence, env: Envelope, cancel: Cancellation, attempt: numb
   });
 }
 
-function run(actors: ShardActors, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void, fence?: Fence): void {
+function run(actors: CommandDispatcher, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void, fence?: Fence): void {
   if (fence && env.epoch) {
     fenced(fence, env, cancel, 0, () => execute(actors, env, cancel, log, answer), (err) => answer(errorReply(env.id, err, log)));
     return;
@@ -42,7 +42,7 @@ function run(actors: ShardActors, env: Envelope, cancel: Cancellation, log: Logg
   execute(actors, env, cancel, log, answer);
 }
 
-function execute(actors: ShardActors, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
+function execute(actors: CommandDispatcher, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
   // Closures below keep only the id: a parked request must not hold its envelope or command.
   const id = env.id;
   if (env.deadline_ms && env.deadline_ms < Date.now()) {
@@ -66,7 +66,7 @@ function execute(actors: ShardActors, env: Envelope, cancel: Cancellation, log: 
   }
 }
 
-export function createShardServer(actors: ShardActors, log: Logger, fence?: Fence): grpc.Server {
+export function createShardServer(actors: CommandDispatcher, log: Logger, fence?: Fence): grpc.Server {
   const server = new grpc.Server(CHANNEL_OPTIONS);
   server.addService(ShardService.service, {
     Mailbox(call: grpc.ServerDuplexStream<EnvelopeBatch, ReplyBatch>) {

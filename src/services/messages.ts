@@ -1,7 +1,7 @@
 // Message operations shared by REST and the agent tools, including the long-poll wait that parks
 // on the shard owning the inbox.
-import type { WaitResult } from '../actors/inbox-actor.js';
-import type { MessageRecord, MessageSummary } from '../actors/model.js';
+import type { WaitResult } from '../contract/results.js';
+import type { MessageRecord, MessageSummary } from '../contract/model.js';
 import { fail } from '../errors/registry.js';
 import type { AttachmentContent } from '../mail/parse-mail.js';
 import type { CancelSignal } from '../util/cancel.js';
@@ -10,8 +10,16 @@ import type { Caller, Deps } from './deps.js';
 /** Extra time the front waits for a shard's long-poll answer beyond the wait itself. */
 const WAIT_MARGIN_MS = 5_000;
 
-export function listMessages(deps: Deps, caller: Caller, address: string, limit: number, unreadOnly: boolean): Promise<MessageSummary[]> {
-  return deps.cluster.call({ type: 'message.list', accountId: caller.accountId, address, limit, unreadOnly });
+/** Paging and search of a message list: older than `before`, matching `query`. */
+export interface ListFilter {
+  before?: string | null;
+  query?: string | null;
+}
+
+export function listMessages(deps: Deps, caller: Caller, address: string, limit: number, unreadOnly: boolean, filter: ListFilter = {}): Promise<MessageSummary[]> {
+  return deps.cluster.call({
+    type: 'message.list', accountId: caller.accountId, address, limit, unreadOnly, before: filter.before ?? null, query: filter.query ?? null,
+  });
 }
 
 /** The newest message without its headers (GET …/messages/{id} has them). */

@@ -1,7 +1,7 @@
 // The shard's side of a slot move (DESIGN.md §8 "Resharding"): the giving shard serves snapshot
 // pages and oplog entries, freezes the slot for the epoch switch and drops it afterwards; the
 // receiving shard applies what it is sent and refreshes the caches built from its store.
-import type { Command, SlotCommand } from '../actors/commands.js';
+import type { Command, SlotCommand } from '../contract/commands.js';
 import type { ShardActors } from '../actors/shard-actors.js';
 import type { SlotGuard } from '../cluster/slot-guard.js';
 import type { SlotView } from '../cluster/slot-view.js';

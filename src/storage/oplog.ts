@@ -2,9 +2,9 @@
 // database also appends {db, key, value} under [slot, seq] in the same transaction, so a slot can
 // be copied as a snapshot plus the entries written since (slot moves; replication, issue 15).
 // Each database names how to find the routing key of a record; shard-wide caches have none.
-import type { Database } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
 import { SLOT_COUNT, slotOf } from '../cluster/slots.js';
-import type { Key } from './shard-store.js';
+import type { Key } from './keys.js';
 
 /** Entries are kept this long after they are written, then trimmed. */
 export const OPLOG_RETENTION_MS = 60 * 60 * 1000;
@@ -58,14 +58,14 @@ export class Oplog {
   /** Webhooks removed in this turn: the indexes removed after them still find their inbox. */
   private readonly removedWebhooks = new Map<string, string>();
   private readonly trimmer: NodeJS.Timeout;
+  private readonly dbs = new Map<string, Database<unknown, Key>>();
+  readonly db: Database<OplogEntry, Key>;
+  private readonly lookup = (name: string, key: Key): unknown => this.dbs.get(name)?.get(key);
 
-  constructor(
-    readonly db: Database<OplogEntry, Key>,
-    private readonly lookup: (db: string, key: Key) => unknown,
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(root: RootDatabase, private readonly now: () => number = Date.now) {
+    this.db = root.openDB<OplogEntry, Key>({ name: 'oplog' });
     for (let slot = 0; slot < SLOT_COUNT; slot++) {
-      for (const key of db.getKeys({ start: [slot, MAX_SEQ], end: [slot], reverse: true, limit: 1 })) this.seqs[slot] = (key as number[])[1]!;
+      for (const key of this.db.getKeys({ start: [slot, MAX_SEQ], end: [slot], reverse: true, limit: 1 })) this.seqs[slot] = (key as number[])[1]!;
     }
     this.trimmer = setInterval(() => this.trim(), TRIM_INTERVAL_MS);
     this.trimmer.unref();
@@ -78,6 +78,7 @@ export class Oplog {
 
   /** Hooks put/remove of a database so that each write of a slot-bound record is logged with it. */
   attach<V>(name: string, target: Database<V, Key>): void {
+    this.dbs.set(name, target as Database<unknown, Key>);
     const locate = SLOT_LOCATORS[name];
     if (!locate) return;
     const put = target.put.bind(target) as (...args: unknown[]) => unknown;
@@ -106,6 +107,13 @@ export class Oplog {
     const slot = slotOf(routing);
     const seq = ++this.seqs[slot]!;
     void this.db.put([slot, seq], entry);
+  }
+
+  /** A database the stores opened, by name (slot snapshots read and write records generically). */
+  database(name: string): Database<unknown, Key> {
+    const db = this.dbs.get(name);
+    if (!db) throw new Error(`no database ${name}`);
+    return db;
   }
 
   /** Entries of the slot after `after`, in order, up to about `maxBytes`. */

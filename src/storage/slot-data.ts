@@ -4,7 +4,8 @@
 // oplog entries with `applySlotEntries`; the giving one drops the slot with `dropSlot`.
 import { slotOf } from '../cluster/slots.js';
 import { approxBytes, SLOT_LOCATORS } from './oplog.js';
-import type { Key, ShardStore } from './shard-store.js';
+import type { Key } from './keys.js';
+import type { ShardStore } from './shard-store.js';
 
 export interface SlotRecord {
   readonly db: string;
@@ -23,7 +24,7 @@ export interface SlotCursor {
 const SNAPSHOT_DBS = Object.keys(SLOT_LOCATORS);
 
 function lookupIn(store: ShardStore) {
-  return (db: string, key: Key) => store.db(db).get(key);
+  return (db: string, key: Key) => store.oplog.database(db).get(key);
 }
 
 function sameKey(a: Key, b: Key): boolean {
@@ -40,7 +41,7 @@ export function readSlotPage(store: ShardStore, slot: number, cursor: SlotCursor
     const locate = SLOT_LOCATORS[name]!;
     const after = d === cursor?.db ? cursor.after : null;
     const range = after === null ? {} : { start: after };
-    for (const { key, value } of store.db(name).getRange(range)) {
+    for (const { key, value } of store.oplog.database(name).getRange(range)) {
       if (after !== null && sameKey(key, after)) continue;
       const routing = locate(key, value, lookup);
       if (routing === null || routing === undefined || slotOf(routing) !== slot) continue;
@@ -50,10 +51,11 @@ export function readSlotPage(store: ShardStore, slot: number, cursor: SlotCursor
     }
   }
   // The sealed keys of the accounts whose webhooks live in the slot: deliveries are signed with them.
-  const keys = store.db('webhook_keys');
+  const keys = store.oplog.database('webhook_keys');
   const accounts = new Set<string>();
-  for (const { value } of store.db<{ inbox: string; account_id: string }>('webhooks').getRange({})) {
-    if (slotOf(value.inbox) === slot) accounts.add(value.account_id);
+  for (const { value } of store.oplog.database('webhooks').getRange({})) {
+    const w = value as { inbox: string; account_id: string };
+    if (slotOf(w.inbox) === slot) accounts.add(w.account_id);
   }
   for (const account of accounts) {
     const sealed = keys.get(account);
@@ -66,7 +68,7 @@ export function readSlotPage(store: ShardStore, slot: number, cursor: SlotCursor
 export function applySlotEntries(store: ShardStore, records: readonly SlotRecord[]): Promise<void> {
   return store.transaction(() => {
     for (const r of records) {
-      const db = store.db<unknown>(r.db);
+      const db = store.oplog.database(r.db);
       if (r.del) db.remove(r.key);
       else db.put(r.key, r.db === 'raw' ? Buffer.from(r.value as Uint8Array) : r.value);
     }

@@ -2,7 +2,7 @@
 // HMAC-SHA256 of the raw body keyed by the account's API key, and the Standard Webhooks headers
 // (webhook-id, webhook-timestamp, webhook-signature "v1,<base64>") keyed by the same key's bytes.
 import { createHmac } from 'node:crypto';
-import type { MessageRecord } from '../actors/model.js';
+import type { MessageRecord } from '../contract/model.js';
 
 export interface NewMessageEvent {
   event: 'new_message';

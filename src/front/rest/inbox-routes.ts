@@ -1,6 +1,6 @@
 // REST /v1/inboxes and their messages (DESIGN §3). Thin: parse, call a service, answer.
-import { toSummary } from '../../actors/model.js';
 import * as inboxes from '../../services/inboxes.js';
+import { extractionOf } from '../../contract/model.js';
 import * as messages from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';
 import { intInRange, normalizeAddress, optionalBool, optionalSince, requireMessageId } from '../../services/validate.js';
@@ -11,6 +11,7 @@ import type { Router } from '../http/router.js';
 import { ok } from './respond.js';
 
 const WAIT_DEFAULT_S = 30;
+const SEARCH_MAX_CHARS = 200;
 
 async function caller(deps: Deps, ex: Exchange) {
   const admission = await admitRest(deps, ex);
@@ -49,7 +50,10 @@ export function inboxRoutes(router: Router, deps: Deps): void {
         const limit = intInRange(query.get('limit'), 'limit', 1, 100, 10);
         if (!Number.isInteger(limit)) fail('invalid_parameter', 'limit must be a whole number from 1 to 100', { param: 'limit' });
         const unreadOnly = optionalBool(query.get('unread_only'), 'unread_only');
-        return messages.listMessages(deps, who, address(ex), limit, unreadOnly);
+        const before = optionalSince(query.get('before'), 'before');
+        const q = query.get('q') || null;
+        if (q !== null && q.length > SEARCH_MAX_CHARS) fail('invalid_parameter', `q must be at most ${SEARCH_MAX_CHARS} characters`, { param: 'q' });
+        return messages.listMessages(deps, who, address(ex), limit, unreadOnly, { before, query: q });
       });
       ok(ex, 200, { count: data.length, data });
     })
@@ -59,13 +63,13 @@ export function inboxRoutes(router: Router, deps: Deps): void {
       const timeoutS = intInRange(query.get('timeout'), 'timeout', 10, 60, WAIT_DEFAULT_S);
       const since = optionalSince(query.get('since'));
       const result = await messages.waitForMessage(deps, who, address(ex), { since, timeoutMs: timeoutS * 1000, match: 'any', signal: ex.signal });
-      ok(ex, 200, result.timed_out ? { timed_out: true, data: null } : { timed_out: false, data: toSummary(result.message) });
+      ok(ex, 200, result.timed_out ? { timed_out: true, data: null } : { timed_out: false, data: result.message });
     })
     .add('get', '/v1/inboxes/:address/messages/:id', async (ex) => {
       const who = await caller(deps, ex);
       const m = await messages.getMessage(deps, who, address(ex), requireMessageId(ex.params[1], 'id'));
       const { size: _size, ...message } = m;
-      ok(ex, 200, { data: { ...message, has_attachment: m.attachments.length > 0 } });
+      ok(ex, 200, { data: { ...message, extraction: extractionOf(m), has_attachment: m.attachments.length > 0 } });
     })
     .add('get', '/v1/inboxes/:address/messages/:id/raw', async (ex) => {
       const raw = await admitRestAndRead(deps, ex, (who) => messages.rawMessage(deps, who, address(ex), requireMessageId(ex.params[1], 'id')));

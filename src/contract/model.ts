@@ -1,5 +1,6 @@
-// The records the actors keep in LMDB and the shapes they answer with. Field names follow the
-// public API (snake_case) so that a record can be answered without renaming.
+// The records the actors keep in LMDB and the views they answer with: the shapes front and shard
+// share. Field names follow the public API (snake_case) so that a record can be answered without
+// renaming.
 import type { PlanName } from '../config/plans.js';
 
 export interface AccountRecord {
@@ -46,6 +47,12 @@ export interface AttachmentMeta {
   size: number;
 }
 
+/** Why extraction picked each value, or why it is null (the full message view shows it). */
+export interface ExtractionReasons {
+  otp_reason: string;
+  link_reason: string;
+}
+
 export interface MessageRecord {
   id: string;
   inbox: string;
@@ -59,6 +66,8 @@ export interface MessageRecord {
   attachments: AttachmentMeta[];
   otp: string | null;
   verification_link: string | null;
+  /** Absent on messages the pool could not parse (and on records written before reasons were kept). */
+  extraction?: ExtractionReasons;
   read: boolean;
   size: number;
 }
@@ -74,6 +83,33 @@ export interface MessageSummary {
   otp: string | null;
   verification_link: string | null;
   read: boolean;
+}
+
+export interface DomainRecord {
+  domain: string;
+  account_id: string;
+  /** 32 lowercase hex characters, unique per domain and account. */
+  token: string;
+  verified: boolean;
+  added_at: string;
+  verified_at: string | null;
+}
+
+export interface WebhookRecord {
+  id: string;
+  account_id: string;
+  inbox: string;
+  url: string;
+  created_at: string;
+  failure_count: number;
+  disabled: boolean;
+}
+
+export interface DeliveryLog {
+  at: string;
+  status: number | null;
+  latency_ms: number;
+  error: string | null;
 }
 
 /** A parsed message as the ingress hands it to the shard (id, inbox and date are the shard's). */
@@ -92,6 +128,13 @@ export function toSummary(m: MessageRecord): MessageSummary {
     verification_link: m.verification_link,
     read: m.read,
   };
+}
+
+const NOT_RECORDED = 'no extraction was recorded for this message (it could not be parsed)';
+
+/** The reasons of a message's extraction, for its full view; always present there. */
+export function extractionOf(m: Pick<MessageRecord, 'extraction'>): ExtractionReasons {
+  return m.extraction ?? { otp_reason: NOT_RECORDED, link_reason: NOT_RECORDED };
 }
 
 export function toInboxView(r: InboxRecord): InboxView {

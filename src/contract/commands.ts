@@ -43,7 +43,13 @@ export type InboxCommand =
   | { type: 'inbox.deliver'; address: string; message: ParsedMessage; raw: Uint8Array };
 
 export type MessageCommand =
-  | { type: 'message.list'; accountId: string; address: string; limit: number; unreadOnly: boolean }
+  | {
+      type: 'message.list'; accountId: string; address: string; limit: number; unreadOnly: boolean;
+      /** Page on: only messages older than this id. */
+      before?: string | null;
+      /** Only messages whose sender, subject or code contains this (case-insensitive). */
+      query?: string | null;
+    }
   | { type: 'message.get'; accountId: string; address: string; id: string; markRead: boolean }
   | { type: 'message.latest'; accountId: string; address: string }
   | { type: 'message.raw'; accountId: string; address: string; id: string }
@@ -97,7 +103,10 @@ export type SlotCommand =
   /** Lets held commands go; `switched`: once this shard's map shows an epoch above `epoch`, then drops the slot's data. */
   | { type: 'slot.release'; slot: number; switched: boolean; epoch: number };
 
-export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand | SlotCommand;
+/** The account's changes on one shard after a cursor (account-feed.ts); sent to every shard. */
+export type FeedCommand = { type: 'feed.watch'; accountId: string; since: number | null; epoch: string | null; timeoutMs: number };
+
+export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand | FeedCommand | SlotCommand;
 export type CommandType = Command['type'];
 
 /** The key a command is routed by, or null for commands that go to every shard. */
@@ -142,6 +151,7 @@ export function routeKey(command: Command): string | null {
     case 'slot.apply':
     case 'slot.freeze':
     case 'slot.release':
+    case 'feed.watch':
       return null;
     default:
       return command.address;
