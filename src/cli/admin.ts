@@ -9,7 +9,7 @@ import type { Args } from './args.js';
 
 function shardMap(config: Config): ShardAddress[] {
   if (config.shards.length > 0) return [...config.shards];
-  return Array.from({ length: config.shardCount }, (_, id) => ({ id, target: `unix:${path.join(config.dataDir, `shard-${id}.sock`)}` }));
+  return Array.from({ length: config.shardCount }, (_, id) => ({ id, target: `unix:${path.join(config.dataDir, `shard-${id}.sock`)}`, bySlot: true }));
 }
 
 export async function runAdmin(config: Config, args: Args): Promise<number> {

@@ -9,6 +9,8 @@ export interface ShardAddress {
   readonly id: number;
   /** grpc-js target: "unix:/path/sock" or "host:port". */
   readonly target: string;
+  /** Embedded worker shards route by slot (DESIGN.md §8); a static MAILCUE_SHARDS map keeps its hash ring. */
+  readonly bySlot?: boolean;
 }
 
 export interface Config {

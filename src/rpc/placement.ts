@@ -3,6 +3,7 @@
 // opened when a member first owns something and closed when it leaves.
 import type { SlotView } from '../cluster/slot-view.js';
 import { slotOf } from '../cluster/slots.js';
+import { staticSlotOwners } from '../cluster/static-slots.js';
 import type { ShardAddress } from '../config/config.js';
 import { MailcueError } from '../errors/registry.js';
 import { Ring } from './ring.js';
@@ -30,14 +31,18 @@ export interface Placement {
 export class StaticPlacement implements Placement {
   private readonly byId = new Map<number, ShardClient>();
   private readonly ring: Ring;
+  /** Embedded shards 0..n-1: the owner of each slot. */
+  private readonly owners: number[] | null;
 
   constructor(shards: readonly ShardAddress[], observe?: LatencyObserver, tls: TlsMaterial | null = null) {
     for (const s of shards) this.byId.set(s.id, new ShardClient(s.id, s.target, observe, tls));
     this.ring = new Ring(this.byId.keys());
+    this.owners = shards.length > 0 && shards.every((s) => s.bySlot) ? staticSlotOwners(shards.length) : null;
   }
 
   route(key: string): Route {
-    return { client: this.byId.get(this.ring.shardFor(key))!, slot: 0, epoch: 0 };
+    const id = this.owners ? this.owners[slotOf(key)]! : this.ring.shardFor(key);
+    return { client: this.byId.get(id)!, slot: 0, epoch: 0 };
   }
 
   clients(): ShardClient[] {
