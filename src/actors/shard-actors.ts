@@ -48,6 +48,7 @@ export class ShardActors {
     this.inboxes.inboxDropped.push((address) => this.webhooks.dropInbox(address));
     this.inboxes.afterCommit.push(() => this.webhooks.schedule(0));
     this.inboxes.changed.push((accountId, address) => this.feed.note(accountId, { kind: 'inbox', inbox: address }));
+    this.webhooks.attempted.push((accountId) => this.feed.note(accountId, { kind: 'webhooks' }));
     this.webhooks.start();
   }
 

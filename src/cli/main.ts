@@ -7,7 +7,7 @@ import { registerAccount } from './client/account.js';
 import { registerCompletion } from './client/completion.js';
 import { DEFAULT_URL } from './client/connection.js';
 import { registerDomains } from './client/domains.js';
-import { CliError, EXIT, EXIT_CODES_HELP } from './client/errors.js';
+import { CliError, EXIT, EXIT_CODES_HELP, EXIT_CODES_SHORT } from './client/errors.js';
 import { registerInbox } from './client/inbox.js';
 import { registerMessages } from './client/messages.js';
 import { Output } from './client/output.js';
@@ -92,6 +92,7 @@ Examples:
     for (const c of cmd.commands) {
       c.exitOverride();
       c.showHelpAfterError('(run with --help for usage)');
+      if (c.commands.length === 0) c.addHelpText('after', `\n${EXIT_CODES_SHORT}`);
       each(c);
     }
   };

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig, parseShardMap, type Config } from '../config/config.js';
 import { createLogger } from '../obs/logger.js';
 import { resolveMasterKey } from '../security/sealer.js';
+import { prepareDataDir } from '../storage/data-dir.js';
 import { runAdmin } from './admin.js';
 import type { Args } from './args.js';
 
@@ -21,6 +22,7 @@ function onSignals(stop: () => Promise<void>): void {
 
 async function serve(config: Config): Promise<void> {
   const log = createLogger(config.logLevel, 'mailcue');
+  prepareDataDir(config.dataDir);
   const { startEmbeddedShards } = await import('../shard/supervisor.js');
   const { startFront } = await import('../front/front-server.js');
   const masterKey = resolveMasterKey(config.masterKey, config.dataDir);
@@ -44,6 +46,7 @@ async function shard(config: Config, flags: Map<string, string>): Promise<void> 
   if (!Number.isInteger(id) || id < 0 || !listen) throw new ConfigError('mailcue shard needs --id K and --listen HOST:PORT');
   const dataDir = path.resolve(flags.get('data') ?? path.join(config.dataDir, `shard-${id}`));
   const log = createLogger(config.logLevel, `shard-${id}`);
+  prepareDataDir(dataDir);
   const { startShardHost } = await import('../shard/shard-host.js');
   const { assertListenAllowed, loadTls } = await import('../rpc/tls.js');
   const tls = loadTls(config);

@@ -40,7 +40,8 @@ export type InboxCommand =
   | { type: 'inbox.list'; accountId: string }
   | { type: 'inbox.delete_by_domain'; accountId: string; domain: string }
   | { type: 'inbox.accepts'; address: string }
-  | { type: 'inbox.deliver'; address: string; message: ParsedMessage; raw: Uint8Array };
+  /** One message to the recipients one shard owns (the front groups them): stored once. */
+  | { type: 'inbox.deliver'; addresses: string[]; message: ParsedMessage; raw: Uint8Array };
 
 export type MessageCommand =
   | {
@@ -85,7 +86,7 @@ export type WebhookCommand =
   | { type: 'webhook.deliveries'; accountId: string; id: string }
   | { type: 'webhook.rekey'; accountId: string; key: string };
 
-export type ShardCommand = { type: 'shard.stats' } | { type: 'shard.ping' };
+export type ShardCommand = { type: 'shard.stats' };
 
 /**
  * Slot moves (DESIGN.md §8 "Resharding"), sent by the controller to one shard by id, unfenced.
@@ -145,7 +146,6 @@ export function routeKey(command: Command): string | null {
     case 'inbox.list':
     case 'inbox.delete_by_domain':
     case 'shard.stats':
-    case 'shard.ping':
     case 'slot.snapshot':
     case 'slot.oplog':
     case 'slot.apply':
@@ -153,6 +153,8 @@ export function routeKey(command: Command): string | null {
     case 'slot.release':
     case 'feed.watch':
       return null;
+    case 'inbox.deliver':
+      return command.addresses[0]!;
     default:
       return command.address;
   }

@@ -167,7 +167,9 @@ function validate(text: string, groups: Array<[number, number]>, start: number, 
     if (!m && before2 !== '' && !/\s/.test(before2)) return null;
   }
   const head = text.slice(Math.max(0, start - 16), start);
-  if (CURRENCY_BEFORE.test(head) || COPYRIGHT.test(head) || MASKED_LONG.test(head) || (total === 4 && MASKED_SHORT.test(head))) return null;
+  // "**4821" masks a card; "**4821**" is Markdown bold around a code.
+  const boldMarkdown = head.endsWith('**') && text.startsWith('**', end);
+  if (CURRENCY_BEFORE.test(head) || COPYRIGHT.test(head) || (!boldMarkdown && (MASKED_LONG.test(head) || (total === 4 && MASKED_SHORT.test(head))))) return null;
   if (UNIT_AFTER.test(text.slice(end, end + 12))) return null;
   const value = groups.map(([a, b]) => text.slice(a, b)).join('');
   if (total === 5 && /(?:^|[^A-Za-z])[A-Z]{2} $/.test(head)) return null; // US "CA 94158" ZIP
@@ -339,10 +341,11 @@ export function pickOtp(parts: OtpPart[], docBonus: number): OtpPick {
   }
   if (pick !== null) return { otp: pick, reason };
   if (seen === 0) return { otp: null, reason: 'no 4-6 digit number outside links and addresses' };
+  const numbers = seen === 1 ? 'one number of 4-6 digits' : `${seen} numbers of 4-6 digits`;
   return {
     otp: null,
     reason: best.size === 0
-      ? `none of its ${seen} 4-6 digit numbers is a code (order, account, phone, postal, date, price, meeting or other numbers)`
-      : `no number is presented as a code (no code word, entry instruction or code layout next to any of ${seen})`,
+      ? `${numbers}, none a code: order, account, phone, postal, date, price, meeting or other labelled numbers`
+      : `${numbers}, none presented as a code (no code word, entry instruction or code layout near it)`,
   };
 }

@@ -25,6 +25,15 @@ export class Cluster {
     return this.placement.route(key).client;
   }
 
+  /**
+   * Keys that one command may carry together: the same shard, or in an etcd cluster the same slot,
+   * since a slot moves (and is fenced) on its own.
+   */
+  deliveryGroup(key: string): number | string {
+    const route = this.placement.route(key);
+    return route.epoch ? `slot ${route.slot}` : route.client.shardId;
+  }
+
   call<T>(command: Command, options: CallOptions = {}): Promise<T> {
     const key = routeKey(command);
     if (key === null) throw new Error(`${command.type} goes to every shard; use broadcast()`);

@@ -1,13 +1,14 @@
-// The shard's gRPC server: unpacks envelopes from the Mailbox streams (and unary Call), dispatches
-// them to the actors, and writes replies. A cancel envelope, or the stream going away, aborts the
-// request, which frees any waiter it parked.
+// The shard's gRPC server: unpacks envelopes from the Mailbox streams, dispatches
+// them to the actors, and writes replies. A command or result larger than one chunk travels in
+// parts of the same id. A cancel envelope, or the stream going away, aborts the request, which
+// frees any waiter it parked.
 import type { Command } from '../contract/commands.js';
 import type { CommandDispatcher } from '../contract/results.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
 import { serverCredentials, type TlsMaterial } from './tls.js';
-import { CHANNEL_OPTIONS, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
+import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -24,34 +25,26 @@ export interface Fence {
 
 const FENCE_ATTEMPTS = 3;
 
-function fenced(fence: Fence, env: Envelope, cancel: Cancellation, attempt: number, go: () => void, refuse: (err: MailcueError) => void): void {
-  const verdict = fence.admit(env.slot, env.epoch);
+/** Runs `go` once the fence admits (slot, epoch); a slot changing owner waits, a stale epoch is refused `moved`. */
+function fenced(fence: Fence, slot: number, epoch: number, cancel: Cancellation, attempt: number, go: () => void, refuse: (err: MailcueError) => void): void {
+  const verdict = fence.admit(slot, epoch);
   if (verdict === null) go();
   else if (verdict instanceof MailcueError) refuse(verdict);
-  else if (attempt >= FENCE_ATTEMPTS) refuse(new MailcueError('moved', `Slot ${env.slot} is changing owner`, { slot: env.slot, retry_after_s: 1 }));
+  else if (attempt >= FENCE_ATTEMPTS) refuse(new MailcueError('moved', `Slot ${slot} is changing owner`, { slot, retry_after_s: 1 }));
   else void verdict.then(() => {
-    if (!cancel.aborted) fenced(fence, env, cancel, attempt + 1, go, refuse);
+    if (!cancel.aborted) fenced(fence, slot, epoch, cancel, attempt + 1, go, refuse);
   });
 }
 
-function run(actors: CommandDispatcher, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void, fence?: Fence): void {
-  if (fence && env.epoch) {
-    fenced(fence, env, cancel, 0, () => execute(actors, env, cancel, log, answer), (err) => answer(errorReply(env.id, err, log)));
-    return;
-  }
-  execute(actors, env, cancel, log, answer);
-}
-
-function execute(actors: CommandDispatcher, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
+function run(actors: CommandDispatcher, id: number, deadline: number, command: Uint8Array, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
   // Closures below keep only the id: a parked request must not hold its envelope or command.
-  const id = env.id;
-  if (env.deadline_ms && env.deadline_ms < Date.now()) {
+  if (deadline && deadline < Date.now()) {
     answer(errorReply(id, new MailcueError('deadline_exceeded', 'Deadline exceeded before the shard started'), log));
     return;
   }
   let result: unknown;
   try {
-    result = actors.dispatch(codec.unpack(env.command) as Command, { signal: cancel, deadline: env.deadline_ms });
+    result = actors.dispatch(codec.unpack(command) as Command, { signal: cancel, deadline });
   } catch (err) {
     answer(errorReply(id, err, log));
     return;
@@ -71,13 +64,22 @@ export function createShardServer(actors: CommandDispatcher, log: Logger, fence?
   server.addService(ShardService.service, {
     Mailbox(call: grpc.ServerDuplexStream<EnvelopeBatch, ReplyBatch>) {
       const inFlight = new Map<number, Cancellation>();
+      const parts = new Assembler();
       let open = true;
       const out = new Coalescer<Reply>((replies) => {
         if (open) call.write({ replies });
       });
       const settle = (reply: Reply) => {
         inFlight.delete(reply.id);
-        out.push(reply);
+        const body = reply.result;
+        if (body.length <= CHUNK_BYTES) {
+          out.push(reply, body.length + (reply.error ? reply.error.message.length + reply.error.details.length : 0));
+          return;
+        }
+        const chunks = chunksOf(body);
+        for (let i = 0; i < chunks.length; i++) {
+          out.push({ id: reply.id, result: chunks[i]!, error: null, more: i < chunks.length - 1 }, chunks[i]!.length);
+        }
       };
       const abortAll = () => {
         open = false;
@@ -87,12 +89,25 @@ export function createShardServer(actors: CommandDispatcher, log: Logger, fence?
       call.on('data', (batch: EnvelopeBatch) => {
         for (const env of batch.envelopes) {
           if (env.cancel) {
+            parts.drop(env.id);
             inFlight.get(env.id)?.abort();
             continue;
           }
+          let command = env.command;
+          if (env.more || parts.busy) {
+            const whole = parts.add(env.id, command, env.more === true);
+            if (!whole) continue;
+            command = whole;
+          }
           const cancel = new Cancellation();
           inFlight.set(env.id, cancel);
-          run(actors, env, cancel, log, settle, fence);
+          if (fence && env.epoch) {
+            const { id, deadline_ms } = env;
+            const whole = command;
+            fenced(fence, env.slot ?? 0, env.epoch, cancel, 0, () => run(actors, id, deadline_ms, whole, cancel, log, settle), (err) => settle(errorReply(id, err, log)));
+          } else {
+            run(actors, env.id, env.deadline_ms, command, cancel, log, settle);
+          }
         }
       });
       call.on('end', () => {
@@ -101,11 +116,6 @@ export function createShardServer(actors: CommandDispatcher, log: Logger, fence?
       });
       call.on('cancelled', abortAll);
       call.on('error', abortAll);
-    },
-    Call(call: grpc.ServerUnaryCall<Envelope, Reply>, callback: grpc.sendUnaryData<Reply>) {
-      const cancel = new Cancellation();
-      call.on('cancelled', () => cancel.abort());
-      run(actors, call.request, cancel, log, (reply) => callback(null, reply), fence);
     },
   });
   server.addService(HealthService.service, {

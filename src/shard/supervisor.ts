@@ -1,6 +1,6 @@
 // Embedded mode: runs MAILCUE_SHARD_COUNT shards as worker threads, each serving gRPC on a unix
 // socket under the data dir, and hands the front tier their shard map.
-import { rmSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Config, ShardAddress } from '../config/config.js';
@@ -39,9 +39,12 @@ export async function startEmbeddedShards(config: Config, masterKey: string, log
         process.exit(1);
       });
       return new Promise<void>((resolve, reject) => {
-        worker.once('message', (msg: { type: string; message?: string }) =>
-          msg.type === 'ready' ? resolve() : reject(new Error(`shard ${id}: ${msg.message}`)),
-        );
+        worker.once('message', (msg: { type: string; message?: string }) => {
+          if (msg.type !== 'ready') return reject(new Error(`shard ${id}: ${msg.message}`));
+          // A socket is created 0777 less the umask (0700); connecting needs only write: 0600 (§7).
+          chmodSync(socket, 0o600);
+          resolve();
+        });
         worker.once('error', reject);
       });
     }),

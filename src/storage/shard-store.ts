@@ -29,7 +29,7 @@ export interface ShardStore {
 }
 
 export function openShardStore(dir: string): ShardStore {
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const root = open({ path: dir, maxDbs: 32, mapSize: 2 ** 34, compression: false });
   // Before any store opens its databases: openDb() hooks each slot-bound one to the oplog.
   const oplog = registerOplog(root, new Oplog(root));

@@ -170,10 +170,9 @@ test.serial('reshard - a 4th shard joins under load and a drained shard stops; n
 async function waitForParked(n: number, timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const text = await (await fetch(`${svc.baseUrl}/metrics`)).text().catch(() => '');
-    const m = /^mailcue_parked_waiters (\d+)/m.exec(text);
-    if (m && Number(m[1]) >= n) return;
-    if (Date.now() > end) throw new Error(`only ${m?.[1]} parked waiters`);
+    const parked = await svc.parkedWaiters().catch(() => 0);
+    if (parked >= n) return;
+    if (Date.now() > end) throw new Error(`only ${parked} parked waiters`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
