@@ -8,11 +8,13 @@ import type { PlanName } from '../config/plans.js';
 export const ADMITTED_TTL_MS = 60_000;
 const ADMITTED_MAX = 10_000;
 
+type ShardId = number | string;
+
 export interface AdmittedEntry {
   readonly accountId: string;
   plan: PlanName;
   at: number;
-  readonly shard: number;
+  readonly shard: ShardId;
 }
 
 export class AdmittedCredentials {
@@ -25,8 +27,8 @@ export class AdmittedCredentials {
   private readonly rotated = new Map<string, number>();
 
   constructor(
-    private readonly shardOf: (accountId: string) => number,
-    private readonly listening: (shard: number) => boolean,
+    private readonly shardOf: (accountId: string) => ShardId,
+    private readonly listening: (shard: ShardId) => boolean,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -68,7 +70,7 @@ export class AdmittedCredentials {
     for (const [hash, e] of this.entries) if (e.accountId === accountId) this.entries.delete(hash);
   }
 
-  forgetShard(shard: number): void {
+  forgetShard(shard: ShardId): void {
     for (const [hash, e] of this.entries) if (e.shard === shard) this.entries.delete(hash);
   }
 

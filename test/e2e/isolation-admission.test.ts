@@ -3,7 +3,7 @@
 // make the shard read nothing, cost one admission each, and leave another account untouched.
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import { metricsText, metricValue, parkBystander, rssBytes } from '../helpers/isolation.js';
+import { metricValue, parkVictim, serviceRss } from '../helpers/isolation.js';
 import { sendMail } from '../helpers/mail.js';
 import { rawInitialize, rawMcp } from '../helpers/mcp.js';
 import { startService, type Service } from '../helpers/service.js';
@@ -18,7 +18,7 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-const commands = async (name: string) => metricValue(await metricsText(svc), 'mailcue_shard_commands_dispatched', `command="${name}"`);
+const commands = async (name: string) => metricValue(await svc.metrics(), 'mailcue_shard_commands_dispatched', `command="${name}"`);
 
 test.serial('admission - twenty parallel raw reads of a 9 MB message with a forged key read nothing on the shard', async (t) => {
   const victim = await svc.createAccount('growth');
@@ -28,12 +28,12 @@ test.serial('admission - twenty parallel raw reads of a 9 MB message with a forg
   });
   t.regex(sent.response, /^250/);
   const id = ((await (await svc.api(victim.api_key, 'GET', `/v1/inboxes/${inbox}/messages`)).json()) as Json).data[0].id;
-  const bystander = await parkBystander(svc);
+  const bystander = await parkVictim(svc);
 
   const forged = `mc_${victim.id.slice(4)}_${'0'.repeat(48)}`;
   const rawBefore = await commands('message.raw');
   const admitsBefore = await commands('account.admit');
-  const rssBefore = rssBytes(svc);
+  const rssBefore = serviceRss(svc);
   const answers = await Promise.all(
     Array.from({ length: 20 }, () => fetch(`${svc.baseUrl}/v1/inboxes/${inbox}/messages/${id}/raw`, { headers: { authorization: `Bearer ${forged}` } })),
   );
@@ -44,14 +44,14 @@ test.serial('admission - twenty parallel raw reads of a 9 MB message with a forg
   }
   t.is(await commands('message.raw'), rawBefore, 'the shard read no raw message for a forged key');
   t.is(await commands('account.admit') - admitsBefore, 20, 'each forged request cost one admission check');
-  t.true(rssBytes(svc) - rssBefore < 64 * 1024 * 1024, 'memory stayed bounded');
+  t.true(serviceRss(svc) - rssBefore < 64 * 1024 * 1024, 'memory stayed bounded');
 
   // The owner still reads it; once admitted here, its reads start beside admission.
   const own = await svc.api(victim.api_key, 'GET', `/v1/inboxes/${inbox}/messages/${id}/raw`);
   t.is(own.status, 200);
   t.true((await own.arrayBuffer()).byteLength > 9_000_000);
   t.is(await commands('message.raw'), rawBefore + 1);
-  await bystander.check(t);
+  await bystander.assertUnaffected(t);
 });
 
 test.serial('admission - a forged access token on a read-only tool runs nothing on the shard', async (t) => {
@@ -82,7 +82,7 @@ test.serial('admission - a rotation and a plan change are pushed to the front: t
   const inbox = ((await (await svc.api(account.api_key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address;
   await sendMail(svc.smtpPort, { to: inbox, subject: 'x', text: 'y' });
   const id = ((await (await svc.api(account.api_key, 'GET', `/v1/inboxes/${inbox}/messages`)).json()) as Json).data[0].id;
-  const text = await metricsText(svc);
+  const text = await svc.metrics();
   const rotationsBefore = metricValue(text, 'mailcue_notices_total', 'kind="rotated"');
   const plansBefore = metricValue(text, 'mailcue_notices_total', 'kind="plan"');
 
@@ -92,7 +92,7 @@ test.serial('admission - a rotation and a plan change are pushed to the front: t
   const rawBefore = await commands('message.raw');
   for (let i = 0; i < 5; i++) t.is((await svc.api(account.api_key, 'GET', `/v1/inboxes/${inbox}/messages/${id}/raw`)).status, 401);
   t.is(await commands('message.raw'), rawBefore, 'the rotated-out key started no read');
-  const after = await metricsText(svc);
+  const after = await svc.metrics();
   t.is(metricValue(after, 'mailcue_notices_total', 'kind="rotated"'), rotationsBefore + 1);
   t.is(metricValue(after, 'mailcue_notices_total', 'kind="plan"'), plansBefore + 1);
 });

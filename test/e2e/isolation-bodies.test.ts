@@ -1,7 +1,7 @@
 // Attack: bodies a handler cannot process (DESIGN §7 "Bad bodies"). JSON nested deeper than 64
 // levels, or a value of the wrong kind, answers 400 in the documented shape: never 500 or -32603.
 import test from 'ava';
-import { parkBystander, rssBytes } from '../helpers/isolation.js';
+import { parkVictim, serviceRss } from '../helpers/isolation.js';
 import { rawInitialize, rawMcp } from '../helpers/mcp.js';
 import { startService, type Service } from '../helpers/service.js';
 
@@ -24,8 +24,8 @@ const post = (path: string, body: string, headers: Record<string, string> = {}) 
   fetch(`${svc.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body });
 
 test.serial('bodies - a 150k-deep object as domain on POST /v1/custom-domains is a 400 in the REST shape', async (t) => {
-  const bystander = await parkBystander(svc);
-  const rss = rssBytes(svc);
+  const bystander = await parkVictim(svc);
+  const rss = serviceRss(svc);
   // (The domains route is /v1/custom-domains, SEED.md's path.)
   const res = await post('/v1/custom-domains', `{"domain":${deepObject(150_000)}}`);
   t.is(res.status, 400);
@@ -38,8 +38,8 @@ test.serial('bodies - a 150k-deep object as domain on POST /v1/custom-domains is
   const shallow = await post('/v1/custom-domains', `{"domain":${deepObject(60)}}`);
   t.is(shallow.status, 400);
   t.like(await shallow.json(), { success: false, error: 'invalid_domain', message: 'domain must be a string, got an object' });
-  t.true(rssBytes(svc) - rss < 64 * 1024 * 1024);
-  await bystander.check(t);
+  t.true(serviceRss(svc) - rss < 64 * 1024 * 1024);
+  await bystander.assertUnaffected(t);
 });
 
 test.serial('bodies - a 200k-deep progressToken is HTTP 400 with a JSON-RPC error, not -32603', async (t) => {

@@ -2,7 +2,7 @@
 // rotation every access token, refresh token, authorization code and MCP session of the old key is
 // refused at once on both front tiers of a cluster; refreshing never extends a grant.
 import test from 'ava';
-import { eventually, metricsText, metricValue, parkBystander, rssBytes } from '../helpers/isolation.js';
+import { metricValue, parkVictim, serviceRss, until } from '../helpers/isolation.js';
 import { rawInitialize, rawMcp } from '../helpers/mcp.js';
 import { authorizationCode, redeem, refresh } from '../helpers/oauth.js';
 import { startService, type Service } from '../helpers/service.js';
@@ -24,7 +24,7 @@ test('credentials - a rotation revokes every token, refresh token, code and sess
   const [front1, front2] = svc.frontUrls as [string, string];
   const account = await svc.createAccount('enterprise');
   const oldKey = account.api_key;
-  const bystander = await parkBystander(svc);
+  const bystander = await parkVictim(svc);
   // Two grants per front: one redeemed (access + refresh token), one code left unredeemed.
   const issued = [];
   for (const url of [front1, front2]) {
@@ -42,7 +42,7 @@ test('credentials - a rotation revokes every token, refresh token, code and sess
   const sse = await fetch(`${front2}/sse`, { headers: { authorization: `Bearer ${oldKey}`, accept: 'text/event-stream' } });
   t.is(sse.status, 200);
   const sseClosed = sse.text();
-  const rotations = (front: number) => metricsText(svc, front).then((text) => metricValue(text, 'mailcue_notices_total', 'kind="rotated"'));
+  const rotations = (front: number) => svc.metrics(front).then((text) => metricValue(text, 'mailcue_notices_total', 'kind="rotated"'));
   const rotationsBefore = [await rotations(0), await rotations(1)];
 
   const rotatedAt = Date.now();
@@ -84,9 +84,9 @@ test('credentials - a rotation revokes every token, refresh token, code and sess
   for (const front of [0, 1]) t.is(await rotations(front), rotationsBefore[front]! + 1, `front ${front}`);
   const usage = (await (await fetch(`${front1}/v1/account`, { headers: { authorization: `Bearer ${newKey}` } })).json()) as Json;
   t.is(usage.data.sessions_open, 0, 'the shard freed the old sessions');
-  const rss = rssBytes(svc);
+  const rss = serviceRss(svc);
   t.true(rss > 0);
-  await bystander.check(t);
+  await bystander.assertUnaffected(t);
 });
 
 test('credentials - refreshing never extends a grant: its refresh tokens end with it', async (t) => {
@@ -114,14 +114,14 @@ test('credentials - expired codes and tokens are purged from the shards', async 
   const short = await startService({ env: { MAILCUE_OAUTH_CODE_TTL_MS: '3000', MAILCUE_PURGE_INTERVAL_MS: '200' } });
   try {
     const { api_key } = await short.createAccount('growth');
-    const records = async () => metricValue(await metricsText(short), 'mailcue_oauth_records');
+    const records = async () => metricValue(await short.metrics(), 'mailcue_oauth_records');
     for (let i = 0; i < 5; i++) await authorizationCode(short.baseUrl, api_key);
     t.is(await records(), 5, 'five live codes are stored');
-    t.is(await eventually(records, (n) => n === 0), 0, 'expired, they are purged');
+    t.is(await until(records, (n) => n === 0), 0, 'expired, they are purged');
     const live = await redeem(short.baseUrl, api_key, await authorizationCode(short.baseUrl, api_key));
     t.is(live.status, 200);
     // An access and a refresh token that have not expired are kept.
-    t.is(await eventually(records, (n) => n === 2), 2);
+    t.is(await until(records, (n) => n === 2), 2);
   } finally {
     await short.stop();
   }

@@ -1,7 +1,7 @@
 // Attack: use what is not metered (DESIGN §7 "Every caller is limited"). Thousands of sessions on a
 // plan that cannot run tools, unmetered agent-tool methods, and /authorize are all bounded.
 import test from 'ava';
-import { metricsText, metricValue, parkBystander, rssBytes } from '../helpers/isolation.js';
+import { metricValue, parkVictim, serviceRss } from '../helpers/isolation.js';
 import { rawInitialize, rawMcp } from '../helpers/mcp.js';
 import { freshWindow } from '../helpers/minute.js';
 import { authorizationCode } from '../helpers/oauth.js';
@@ -31,11 +31,11 @@ async function flood<T>(n: number, width: number, call: () => Promise<T>): Promi
 }
 
 test.serial('limits - 5,000 sessions on Free, Developer and Startup: ten open, the rest refused with 429', async (t) => {
-  const bystander = await parkBystander(svc);
-  const rss = rssBytes(svc);
+  const bystander = await parkVictim(svc);
+  const rss = serviceRss(svc);
   for (const [plan, attempts] of [['free', 5000], ['developer', 300], ['startup', 300]] as const) {
     const key = (await svc.createAccount(plan)).api_key;
-    const sessionsBefore = metricValue(await metricsText(svc), 'mailcue_open_sessions');
+    const sessionsBefore = metricValue(await svc.metrics(), 'mailcue_open_sessions');
     const answers = await flood(attempts, 50, async () => {
       const res = await initialize(key);
       return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Json };
@@ -54,10 +54,10 @@ test.serial('limits - 5,000 sessions on Free, Developer and Startup: ten open, t
       }
     }
     t.true(answers.some((a) => a.body.error?.code === -32004), 'the session cap refused some');
-    t.is(metricValue(await metricsText(svc), 'mailcue_open_sessions') - sessionsBefore, 10, 'ten sessions are held, not more');
+    t.is(metricValue(await svc.metrics(), 'mailcue_open_sessions') - sessionsBefore, 10, 'ten sessions are held, not more');
   }
-  t.true(rssBytes(svc) - rss < 128 * 1024 * 1024, 'memory stayed bounded');
-  await bystander.check(t);
+  t.true(serviceRss(svc) - rss < 128 * 1024 * 1024, 'memory stayed bounded');
+  await bystander.assertUnaffected(t);
 });
 
 test.serial('limits - initialize, tools/list, resources/list and ping count against the REST requests per minute', async (t) => {

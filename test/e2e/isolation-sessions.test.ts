@@ -2,7 +2,7 @@
 // POST on /mcp or /messages with only a session id runs nothing; another account's session id
 // answers 404 and puts nothing on the owner's stream.
 import test from 'ava';
-import { metricsText, metricValue, parkBystander, rssBytes } from '../helpers/isolation.js';
+import { metricValue, parkVictim, serviceRss } from '../helpers/isolation.js';
 import { rawInitialize, rawMcp } from '../helpers/mcp.js';
 import { startService, type Service } from '../helpers/service.js';
 
@@ -17,7 +17,7 @@ test.after.always(async () => {
 });
 
 const listInboxes = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_inboxes', arguments: {} } };
-const inboxLists = async () => metricValue(await metricsText(svc), 'mailcue_shard_commands_dispatched', 'command="inbox.list"');
+const inboxLists = async () => metricValue(await svc.metrics(), 'mailcue_shard_commands_dispatched', 'command="inbox.list"');
 
 /** Opens a legacy SSE stream and reads up to its endpoint event; `rest()` collects what follows. */
 async function openSse(url: string, headers: Record<string, string>) {
@@ -40,8 +40,8 @@ async function openSse(url: string, headers: Record<string, string>) {
 test.serial('sessions - POST /mcp with only Mcp-Session-Id runs no tool: 401 with the documented challenge', async (t) => {
   const victim = await svc.createAccount('growth');
   const session = await rawInitialize(svc.baseUrl, victim.api_key);
-  const bystander = await parkBystander(svc);
-  const rss = rssBytes(svc);
+  const bystander = await parkVictim(svc);
+  const rss = serviceRss(svc);
   const before = await inboxLists();
   const answers = await Promise.all(Array.from({ length: 20 }, () => rawMcp(svc.baseUrl, listInboxes, { 'mcp-session-id': session })));
   for (const res of answers) {
@@ -55,8 +55,8 @@ test.serial('sessions - POST /mcp with only Mcp-Session-Id runs no tool: 401 wit
   // The owner's session still works with the owner's key.
   const own = await rawMcp(svc.baseUrl, listInboxes, { 'mcp-session-id': session, authorization: `Bearer ${victim.api_key}` });
   t.is(own.status, 200);
-  t.true(rssBytes(svc) - rss < 64 * 1024 * 1024);
-  await bystander.check(t);
+  t.true(serviceRss(svc) - rss < 64 * 1024 * 1024);
+  await bystander.assertUnaffected(t);
 });
 
 test.serial("sessions - another account's session id answers 404 on /mcp and /messages, and nothing reaches the owner's stream", async (t) => {
