@@ -38,6 +38,8 @@ export interface Config {
   readonly masterKey: string | null;
   readonly logLevel: string;
   readonly poolThreads: number;
+  /** Where a process writes the ports it bound (MAILCUE_PORTS_FILE), for launchers that start it on port 0. */
+  readonly portsFile: string | null;
 }
 
 /** Every default in one place; the environment (or MAILCUE_CONFIG) overrides any of them. */
@@ -197,6 +199,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     masterKey: env.MAILCUE_MASTER_KEY || null,
     logLevel: env.MAILCUE_LOG_LEVEL || DEFAULTS.logLevel,
     poolThreads: int(env, 'MAILCUE_POOL_THREADS', DEFAULTS.poolThreads, 0, 64),
+    portsFile: env.MAILCUE_PORTS_FILE ? path.resolve(env.MAILCUE_PORTS_FILE) : null,
     ...overrides,
   };
   if (config.domains.length === 0) throw new ConfigError('MAILCUE_DOMAINS: at least one domain is required');

@@ -3,6 +3,7 @@
 import type { Config, ShardAddress } from '../config/config.js';
 import { MailcueError } from '../errors/registry.js';
 import { startSmtpIngress, type SmtpIngress } from '../ingress/smtp-ingress.js';
+import { reportBoundPorts, withBoundHttpPort } from '../obs/bound-ports.js';
 import type { Logger } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { WorkPool } from '../pool/work-pool.js';
@@ -37,14 +38,22 @@ export interface Front {
 const SHARD_READY_TIMEOUT_MS = 30_000;
 const DRAIN_TIMEOUT_MS = 3_000;
 
-export async function startFront(config: Config, shards: readonly ShardAddress[], log: Logger): Promise<Front> {
+export async function startFront(configured: Config, shards: readonly ShardAddress[], log: Logger): Promise<Front> {
   const metrics = new Metrics();
   const cluster = new Cluster(shards, (command, seconds, ok) => metrics.shardCall(command, seconds, ok));
   await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
+
+  // Bound before the routes are added, so that a front started on port 0 knows its own URL when
+  // they read it; until then a request finds no route (the service is not ready yet).
+  const app = uWS.App();
+  const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
+    app.listen(configured.host, configured.httpPort, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${configured.host}:${configured.httpPort}`))));
+  });
+  const httpPort = uWS.us_socket_local_port(listenSocket);
+  const config = withBoundHttpPort(configured, httpPort);
   const pool = new WorkPool(config.poolThreads);
   const deps: Deps = { config, cluster, pool, log };
 
-  const app = uWS.App();
   const router = new Router(app, {
     onError: (ex, err) => sendRestError(ex, err, log),
     observe: (ex, seconds) => metrics.requestAnswered(ex.method, ex.route, ex.status, seconds),
@@ -74,10 +83,6 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
     throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
   });
 
-  const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
-    app.listen(config.host, config.httpPort, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${config.host}:${config.httpPort}`))));
-  });
-  const httpPort = uWS.us_socket_local_port(listenSocket);
   let smtp: SmtpIngress;
   try {
     smtp = await startSmtpIngress(deps, metrics);
@@ -85,6 +90,7 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
     uWS.us_listen_socket_close(listenSocket);
     throw err;
   }
+  reportBoundPorts(config, { http: httpPort, smtp: smtp.port });
   log.info({ http_port: httpPort, smtp_port: smtp.port, shards: shards.length }, 'mailcue front ready');
   if (!config.adminToken) log.info('admin API off (set MAILCUE_ADMIN_TOKEN); create accounts with: npx mailcue admin create-account --plan growth');
 
