@@ -4,9 +4,12 @@ import { fail, MailcueError } from '../errors/registry.js';
 import { newMessageId } from '../util/ids.js';
 import type { InboxCommand, MessageCommand } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
-import type { RequestScope, WaitResult } from '../contract/results.js';
+import type { DeliverResult, RequestScope, WaitResult } from '../contract/results.js';
 import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from '../contract/model.js';
 import type { WaitOutcome, Waiter } from './waiters.js';
+
+/** A parked long-poll answers this long before the request's own deadline on the front. */
+const WAIT_ANSWER_MARGIN_MS = 1_000;
 
 export class InboxActor {
   /** Run inside the delivery transaction (the webhook outbox commits with the message). */
@@ -35,7 +38,7 @@ export class InboxActor {
       case 'inbox.accepts':
         return this.ownerOf(cmd.address);
       case 'inbox.deliver':
-        return this.deliver(cmd.address, cmd);
+        return this.deliver(cmd);
       case 'message.list':
         return this.listMessages(cmd);
       case 'message.latest': {
@@ -132,23 +135,38 @@ export class InboxActor {
     return removed;
   }
 
-  private async deliver(address: string, cmd: Extract<InboxCommand, { type: 'inbox.deliver' }>): Promise<{ id: string }> {
+  /**
+   * One message to every recipient this shard owns, in one transaction: each inbox gets its
+   * record, all under one message id, and the raw source is stored once for all of them (§7).
+   */
+  private async deliver(cmd: Extract<InboxCommand, { type: 'inbox.deliver' }>): Promise<DeliverResult> {
     const { store } = this.ctx;
-    const message: MessageRecord = {
-      ...cmd.message, id: newMessageId(this.ctx.now()), inbox: address, date: new Date(this.ctx.now()).toISOString(), read: false,
-    };
-    const accountId = await store.transaction(() => {
-      const current = store.inboxes.get(address);
-      if (!current) fail('inbox_not_found', `Inbox ${address} not found`);
-      store.inboxes.update({ ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
-      store.messages.put(message, cmd.raw);
-      for (const hook of this.inTransaction) hook(message);
-      return current.account_id;
+    const now = this.ctx.now();
+    const id = newMessageId(now);
+    const date = new Date(now).toISOString();
+    const delivered: { message: MessageRecord; accountId: string }[] = [];
+    const gone: string[] = [];
+    await store.transaction(() => {
+      for (const address of cmd.addresses) {
+        const current = store.inboxes.get(address);
+        if (!current) {
+          gone.push(address);
+          continue;
+        }
+        const message: MessageRecord = { ...cmd.message, id, inbox: address, date, read: false };
+        store.inboxes.update({ ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
+        store.messages.put(message);
+        for (const hook of this.inTransaction) hook(message);
+        delivered.push({ message, accountId: current.account_id });
+      }
+      if (delivered.length > 0) store.messages.putSource(id, cmd.raw, delivered.length);
     });
-    this.ctx.waiters.deliver(address, message);
-    this.noteChange(accountId, address);
-    for (const hook of this.afterCommit) hook(message);
-    return { id: message.id };
+    for (const { message } of delivered) this.ctx.waiters.deliver(message.inbox, message);
+    for (const { message, accountId } of delivered) {
+      this.noteChange(accountId, message.inbox);
+      for (const hook of this.afterCommit) hook(message);
+    }
+    return { id, delivered: delivered.map((d) => d.message.inbox), gone };
   }
 
   private newest(address: string): MessageRecord | undefined {
@@ -221,7 +239,11 @@ export class InboxActor {
       if (found) return { timed_out: false, message: toSummary(found) };
     }
     if (scope.signal.aborted) return { timed_out: true, message: null };
-    const waiter = new PendingWait(cmd.address, cmd.match, this.ctx.now() + cmd.timeoutMs);
+    // A long-poll sent again after its stream broke keeps its first deadline: it answers (timed
+    // out) before the front gives up on it.
+    let until = this.ctx.now() + cmd.timeoutMs;
+    if (scope.deadline) until = Math.min(until, scope.deadline - WAIT_ANSWER_MARGIN_MS);
+    const waiter = new PendingWait(cmd.address, cmd.match, cmd.since, until);
     this.ctx.waiters.park(waiter);
     // A cancelled long-poll frees its waiter at once; nobody reads the answer.
     scope.signal.addEventListener('abort', () => this.cancelWait(waiter));
@@ -244,7 +266,7 @@ class PendingWait implements Waiter {
   private resolve!: (result: WaitResult) => void;
   private reject!: (err: Error) => void;
 
-  constructor(readonly address: string, readonly match: 'any' | 'code', readonly deadline: number) {
+  constructor(readonly address: string, readonly match: 'any' | 'code', readonly since: string | null, readonly deadline: number) {
     this.promise = new Promise<WaitResult>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;

@@ -10,6 +10,8 @@ export type WaitOutcome = MessageRecord | 'timeout' | Error;
 export interface Waiter {
   readonly address: string;
   readonly match: 'any' | 'code';
+  /** Only a message newer than this id answers (null: any message delivered after parking). */
+  readonly since: string | null;
   readonly deadline: number;
   settle(outcome: WaitOutcome): void;
 }
@@ -59,13 +61,18 @@ export class WaiterRegistry {
     return true;
   }
 
-  /** Wakes every waiter of the inbox that the message satisfies. */
+  /**
+   * Wakes every waiter of the inbox that the message satisfies. A message is visible to readers
+   * once its transaction commits, a little before this runs: a waiter parked in between with
+   * `since` = this very message (its caller already read it) must not be answered with it.
+   */
   deliver(address: string, message: MessageRecord): void {
     const set = this.byInbox.get(address);
     if (!set) return;
     const hasCode = message.otp !== null || message.verification_link !== null;
     for (const waiter of [...set]) {
       if (waiter.match === 'code' && !hasCode) continue;
+      if (waiter.since !== null && message.id <= waiter.since) continue;
       if (this.remove(waiter)) waiter.settle(message);
     }
   }
@@ -75,6 +82,11 @@ export class WaiterRegistry {
     const set = this.byInbox.get(address);
     if (!set) return;
     for (const waiter of [...set]) if (this.remove(waiter)) waiter.settle(err);
+  }
+
+  /** Fails the waiters of every inbox `which` picks (their slot moved to another shard). */
+  failWhere(which: (address: string) => boolean, err: Error): void {
+    for (const address of [...this.byInbox.keys()]) if (which(address)) this.failAll(address, err);
   }
 
   private expire(): void {

@@ -9,6 +9,8 @@ export interface ShardAddress {
   readonly id: number;
   /** grpc-js target: "unix:/path/sock" or "host:port". */
   readonly target: string;
+  /** Embedded worker shards route by slot (DESIGN.md §8); a static MAILCUE_SHARDS map keeps its hash ring. */
+  readonly bySlot?: boolean;
 }
 
 export interface Config {
@@ -30,6 +32,14 @@ export interface Config {
   readonly webhookRetryDelaysMs: readonly number[];
   readonly webhookTimeoutMs: number;
   readonly maxMessageBytes: number;
+  /** SMTP bounds (DESIGN §7): recipients per message, connections, DATA bytes held at once. */
+  readonly smtpMaxRecipients: number;
+  readonly smtpMaxConnections: number;
+  readonly smtpMaxConnectionsPerIp: number;
+  readonly smtpMaxInflightBytes: number;
+  /** The ops listener (/metrics, /livez, /readyz); port 0 picks a free one (logged). */
+  readonly opsHost: string;
+  readonly opsPort: number;
   readonly agentConnectionMaxMs: number;
   readonly sessionIdleMs: number;
   readonly oauthCodeTtlMs: number;
@@ -40,6 +50,22 @@ export interface Config {
   readonly poolThreads: number;
   /** Where a process writes the ports it bound (MAILCUE_PORTS_FILE), for launchers that start it on port 0. */
   readonly portsFile: string | null;
+  /** Cluster mode (DESIGN.md §8) when non-empty: etcd v3 endpoints. */
+  readonly etcdEndpoints: readonly string[];
+  /** Every etcd key of this cluster lives under it; ends with "/". */
+  readonly etcdPrefix: string;
+  /** TTL of a shard's membership lease, in seconds. */
+  readonly leaseTtlS: number;
+  /** PEM files for mutual TLS between cluster processes; all three or none. */
+  readonly tls: TlsFiles | null;
+  /** Name checked against the shards' certificates instead of the dialled host (one shared certificate). */
+  readonly tlsServerName: string | null;
+}
+
+export interface TlsFiles {
+  readonly ca: string;
+  readonly cert: string;
+  readonly key: string;
 }
 
 /** Every default in one place; the environment (or MAILCUE_CONFIG) overrides any of them. */
@@ -54,6 +80,13 @@ export const DEFAULTS = Object.freeze({
   webhookRetryDelaysMs: Object.freeze([2_000, 10_000, 50_000]),
   webhookTimeoutMs: 10_000,
   maxMessageBytes: 10 * 1024 * 1024,
+  smtpMaxRecipients: 100,
+  smtpMaxConnections: 1000,
+  smtpMaxConnectionsPerIp: 50,
+  /** In-flight DATA bytes across every SMTP connection of one front (DESIGN §7). */
+  smtpMaxInflightBytes: 128 * 1024 * 1024,
+  opsHost: '127.0.0.1',
+  opsPort: 9464,
   agentConnectionMaxMs: 60_000,
   sessionIdleMs: 300_000,
   oauthCodeTtlMs: 60_000,
@@ -140,6 +173,20 @@ function plansFrom(env: Env): Record<PlanName, Plan> {
   return plans;
 }
 
+function tlsFiles(env: Env): TlsFiles | null {
+  const names = ['MAILCUE_TLS_CA', 'MAILCUE_TLS_CERT', 'MAILCUE_TLS_KEY'] as const;
+  const set = names.filter((n) => env[n]);
+  if (set.length === 0) return null;
+  if (set.length < 3) throw new ConfigError(`mutual TLS needs ${names.join(', ')} together; missing ${names.filter((n) => !env[n]).join(', ')}`);
+  return { ca: path.resolve(env.MAILCUE_TLS_CA!), cert: path.resolve(env.MAILCUE_TLS_CERT!), key: path.resolve(env.MAILCUE_TLS_KEY!) };
+}
+
+function etcdPrefix(env: Env): string {
+  const raw = env.MAILCUE_ETCD_PREFIX || '/mailcue/';
+  if (/\s/.test(raw)) throw new ConfigError(`MAILCUE_ETCD_PREFIX must not contain spaces, got "${raw}"`);
+  return raw.endsWith('/') ? raw : `${raw}/`;
+}
+
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
 
 /**
@@ -191,6 +238,12 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     webhookRetryDelaysMs: retry,
     webhookTimeoutMs: int(env, 'MAILCUE_WEBHOOK_TIMEOUT_MS', DEFAULTS.webhookTimeoutMs, 1),
     maxMessageBytes: int(env, 'MAILCUE_MAX_MESSAGE_BYTES', DEFAULTS.maxMessageBytes, 1024),
+    smtpMaxRecipients: int(env, 'MAILCUE_SMTP_MAX_RECIPIENTS', DEFAULTS.smtpMaxRecipients, 1),
+    smtpMaxConnections: int(env, 'MAILCUE_SMTP_MAX_CONNECTIONS', DEFAULTS.smtpMaxConnections, 1),
+    smtpMaxConnectionsPerIp: int(env, 'MAILCUE_SMTP_MAX_CONNECTIONS_PER_IP', DEFAULTS.smtpMaxConnectionsPerIp, 1),
+    smtpMaxInflightBytes: int(env, 'MAILCUE_SMTP_MAX_INFLIGHT_BYTES', DEFAULTS.smtpMaxInflightBytes, 1024),
+    opsHost: env.MAILCUE_OPS_HOST || DEFAULTS.opsHost,
+    opsPort: int(env, 'MAILCUE_OPS_PORT', DEFAULTS.opsPort, 0, 65535),
     agentConnectionMaxMs: int(env, 'MAILCUE_AGENT_CONNECTION_MAX_MS', DEFAULTS.agentConnectionMaxMs, 1000),
     sessionIdleMs: int(env, 'MAILCUE_SESSION_IDLE_MS', DEFAULTS.sessionIdleMs, 1000),
     oauthCodeTtlMs: int(env, 'MAILCUE_OAUTH_CODE_TTL_MS', DEFAULTS.oauthCodeTtlMs, 100),
@@ -200,6 +253,12 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     logLevel: env.MAILCUE_LOG_LEVEL || DEFAULTS.logLevel,
     poolThreads: int(env, 'MAILCUE_POOL_THREADS', DEFAULTS.poolThreads, 0, 64),
     portsFile: env.MAILCUE_PORTS_FILE ? path.resolve(env.MAILCUE_PORTS_FILE) : null,
+    etcdEndpoints: list(env, 'MAILCUE_ETCD_ENDPOINTS', []),
+    etcdPrefix: etcdPrefix(env),
+    // etcd refuses leases much shorter than its election timeout; 2 s is its floor by default.
+    leaseTtlS: int(env, 'MAILCUE_LEASE_TTL_S', 5, 2, 3600),
+    tls: tlsFiles(env),
+    tlsServerName: env.MAILCUE_TLS_SERVER_NAME || null,
     ...overrides,
   };
   if (config.domains.length === 0) throw new ConfigError('MAILCUE_DOMAINS: at least one domain is required');

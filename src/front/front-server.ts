@@ -8,10 +8,12 @@ import type { Logger } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { WorkPool } from '../pool/work-pool.js';
 import { Cluster } from '../rpc/cluster.js';
+import type { Placement } from '../rpc/placement.js';
+import { loadTls } from '../rpc/tls.js';
 import type { Deps } from '../services/deps.js';
-import { opsRoutes } from './http/ops-routes.js';
+import { healthRoutes, opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
-import { uWS, type us_listen_socket } from './http/uws.js';
+import { uWS, type TemplatedApp, type us_listen_socket } from './http/uws.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
 import { Cors } from './http/cors.js';
 import { flowRoutes } from './oauth/flow-routes.js';
@@ -31,6 +33,8 @@ import { sendRestError } from './rest/respond.js';
 export interface Front {
   readonly httpPort: number;
   readonly smtpPort: number;
+  /** The ops listener's port (/metrics, /livez, /readyz). */
+  readonly opsPort: number;
   readonly deps: Deps;
   stop(): Promise<void>;
 }
@@ -38,17 +42,23 @@ export interface Front {
 const SHARD_READY_TIMEOUT_MS = 30_000;
 const DRAIN_TIMEOUT_MS = 3_000;
 
-export async function startFront(configured: Config, shards: readonly ShardAddress[], log: Logger): Promise<Front> {
+function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${host}:${port}`))));
+  });
+}
+
+export async function startFront(configured: Config, shards: readonly ShardAddress[] | ((observe: (command: string, seconds: number, ok: boolean) => void) => Placement), log: Logger): Promise<Front> {
   const metrics = new Metrics();
-  const cluster = new Cluster(shards, (command, seconds, ok) => metrics.shardCall(command, seconds, ok));
+  const observe = (command: string, seconds: number, ok: boolean) => metrics.shardCall(command, seconds, ok);
+  // A static shard map, or (cluster mode) a placement that follows the slot map in etcd.
+  const cluster = typeof shards === 'function' ? new Cluster(shards(observe)) : new Cluster(shards, observe, loadTls(configured));
   await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
 
   // Bound before the routes are added, so that a front started on port 0 knows its own URL when
   // they read it; until then a request finds no route (the service is not ready yet).
   const app = uWS.App();
-  const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
-    app.listen(configured.host, configured.httpPort, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${configured.host}:${configured.httpPort}`))));
-  });
+  const listenSocket = await listen(app, configured.host, configured.httpPort);
   const httpPort = uWS.us_socket_local_port(listenSocket);
   const config = withBoundHttpPort(configured, httpPort);
   const pool = new WorkPool(config.poolThreads);
@@ -66,7 +76,7 @@ export async function startFront(configured: Config, shards: readonly ShardAddre
     // A long-poll answers before the connection cap, so no call is cut off without its result.
     maxWaitMs: capMs - Math.min(2000, Math.floor(capMs / 10)),
   };
-  opsRoutes(router, deps, metrics);
+  healthRoutes(router, deps);
   adminRoutes(router, deps);
   accountRoutes(router, deps, (accountId) => cluster.call<number>({ type: 'account.sessions', accountId }));
   inboxRoutes(router, deps);
@@ -83,24 +93,37 @@ export async function startFront(configured: Config, shards: readonly ShardAddre
     throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
   });
 
+  const opsApp = uWS.App();
+  const opsRouter = new Router(opsApp, { onError: (ex, err) => sendRestError(ex, err, log) });
+  opsRoutes(opsRouter, deps, metrics);
+  opsRouter.add('any', '/*', (ex) => {
+    throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
+  });
+
+  let opsSocket: us_listen_socket | null = null;
   let smtp: SmtpIngress;
   try {
+    opsSocket = await listen(opsApp, config.opsHost, config.opsPort);
     smtp = await startSmtpIngress(deps, metrics);
   } catch (err) {
     uWS.us_listen_socket_close(listenSocket);
+    if (opsSocket) uWS.us_listen_socket_close(opsSocket);
     throw err;
   }
-  reportBoundPorts(config, { http: httpPort, smtp: smtp.port });
-  log.info({ http_port: httpPort, smtp_port: smtp.port, shards: shards.length }, 'mailcue front ready');
+  const opsPort = uWS.us_socket_local_port(opsSocket);
+  reportBoundPorts(config, { http: httpPort, smtp: smtp.port, ops: opsPort });
+  log.info({ http_port: httpPort, smtp_port: smtp.port, ops: `${config.opsHost}:${opsPort}`, shards: cluster.shards.length }, 'mailcue front ready');
   if (!config.adminToken) log.info('admin API off (set MAILCUE_ADMIN_TOKEN); create accounts with: npx mailcue admin create-account --plan growth');
 
   return {
     httpPort,
     smtpPort: smtp.port,
+    opsPort,
     deps,
     // Graceful order: stop accepting, answer parked long-polls, end sessions, close the channels.
     async stop() {
       uWS.us_listen_socket_close(listenSocket);
+      uWS.us_listen_socket_close(opsSocket);
       const smtpClosed = smtp.close();
       await cluster.drainWaits(DRAIN_TIMEOUT_MS);
       // Let the answers of the drained long-polls reach their sockets.

@@ -50,9 +50,9 @@ test('shard actors - a parked wait is woken by delivery with the summary, not th
   const waiting = run<WaitResult>({ type: 'message.wait', accountId, address, since: null, match: 'code', timeoutMs: 60_000 });
   // The wait parks synchronously inside dispatch: no sleep, the gauge is already 1.
   t.is(actors.ctx.waiters.size, 1);
-  await run({ type: 'inbox.deliver', address, message: mail('no code here', 'hello'), raw: Buffer.from('raw one') });
+  await run({ type: 'inbox.deliver', addresses: [address], message: mail('no code here', 'hello'), raw: Buffer.from('raw one') });
   t.is(actors.ctx.waiters.size, 1, 'a code waiter skips mail without a code');
-  await run({ type: 'inbox.deliver', address, message: mail('your code', 'code 123456', '123456'), raw: Buffer.from('raw two') });
+  await run({ type: 'inbox.deliver', addresses: [address], message: mail('your code', 'code 123456', '123456'), raw: Buffer.from('raw two') });
   const result = await waiting;
   t.is(actors.ctx.waiters.size, 0);
   t.false(result.timed_out);
@@ -77,8 +77,8 @@ test('shard actors - since answers at once with the first newer message, in arri
   const { run, accountId } = await withShard(t);
   const address = 'since@mailcue.test';
   await run({ type: 'inbox.create', accountId, address, domain: 'mailcue.test' });
-  const first = await run<{ id: string }>({ type: 'inbox.deliver', address, message: mail('one', 'a'), raw: Buffer.from('1') });
-  await run({ type: 'inbox.deliver', address, message: mail('two', 'b'), raw: Buffer.from('2') });
+  const first = await run<{ id: string }>({ type: 'inbox.deliver', addresses: [address], message: mail('one', 'a'), raw: Buffer.from('1') });
+  await run({ type: 'inbox.deliver', addresses: [address], message: mail('two', 'b'), raw: Buffer.from('2') });
   const result = await run<WaitResult>({ type: 'message.wait', accountId, address, since: first.id, match: 'any', timeoutMs: 60_000 });
   t.is(result.message?.subject, 'two');
 });
@@ -87,7 +87,7 @@ test('shard actors - records, raw sources and counters survive closing and reope
   const shard = await withShard(t);
   const address = 'durable@mailcue.test';
   await shard.run({ type: 'inbox.create', accountId: shard.accountId, address, domain: 'mailcue.test' });
-  const { id } = await shard.run<{ id: string }>({ type: 'inbox.deliver', address, message: mail('kept', 'body'), raw: Buffer.from('the raw source') });
+  const { id } = await shard.run<{ id: string }>({ type: 'inbox.deliver', addresses: [address], message: mail('kept', 'body'), raw: Buffer.from('the raw source') });
   await shard.close();
   const reopened = openShard(shard.dir);
   t.teardown(() => reopened.actors.close());

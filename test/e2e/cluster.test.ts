@@ -33,7 +33,7 @@ test('cluster - inboxes spread over both shards; one mail to several inboxes rea
     t.is(list.count, 1, inbox);
     t.is(list.data[0].otp, '7731');
   }
-  const stats = await (await fetch(`${svc.baseUrl}/metrics`)).text();
+  const stats = await svc.metrics();
   // The other test of this file may deliver one more meanwhile.
   t.true(Number(/^mailcue_messages_received_total (\d+)/m.exec(stats)![1]) >= 8);
 });
@@ -43,7 +43,7 @@ test.serial('cluster - a long-poll is woken by delivery on the owning shard proc
   const key = (await svc.createAccount('free')).api_key;
   const inbox = ((await (await svc.api(key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address;
   const pending = svc.api(key, 'GET', `/v1/inboxes/${inbox}/messages/wait?timeout=15`);
-  await parked(svc.baseUrl);
+  await parked(svc);
   await sendMail(svc.smtpPort, { to: inbox, subject: 'wake', text: 'hello' });
   const body = (await (await pending).json()) as Json;
   t.is(body.data.subject, 'wake');

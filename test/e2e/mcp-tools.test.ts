@@ -8,7 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { sendMail } from '../helpers/mail.js';
 import { connectMcp, rawInitialize, rawMcp, type TransportKind } from '../helpers/mcp.js';
 import { startService, type Service } from '../helpers/service.js';
-import { parked, parkedWaiters, until } from '../helpers/wait.js';
+import { parked, until } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
 let svc: Service;
@@ -139,7 +139,7 @@ test.serial('mcp - watch_email with and without since', async (t) => {
   try {
     const address = await inbox();
     const pending = client.callTool({ name: 'watch_email', arguments: { inbox: address, timeout: 20 } });
-    await parked(svc.baseUrl);
+    await parked(svc);
     await sendMail(svc.smtpPort, { to: address, subject: 'one', text: 'hello' });
     const first = structured(await pending);
     t.is(first.message.subject, 'one');
@@ -153,11 +153,11 @@ test.serial('mcp - watch_email with and without since', async (t) => {
 
 test.serial('mcp - 200 concurrent watch_email calls each return their own message; cancelled calls leave no waiter', async (t) => {
   const client = await connectMcp('streamable-http', svc.baseUrl, key);
-  const gauge = () => parkedWaiters(svc.baseUrl);
+  const gauge = () => svc.parkedWaiters();
   try {
     const addresses = await Promise.all(Array.from({ length: 200 }, () => inbox()));
     const calls = addresses.map((a) => client.callTool({ name: 'watch_email', arguments: { inbox: a, timeout: 60 } }, undefined, { timeout: 90_000 }));
-    await parked(svc.baseUrl, 200);
+    await parked(svc, 200);
     t.is(await gauge(), 200);
     const nodemailer = (await import('nodemailer')).default;
     const transport = nodemailer.createTransport({ host: '127.0.0.1', port: svc.smtpPort, pool: true, maxConnections: 5, ignoreTLS: true });
@@ -171,7 +171,7 @@ test.serial('mcp - 200 concurrent watch_email calls each return their own messag
     const pending = cancelled.map((a, i) =>
       client.callTool({ name: 'watch_email', arguments: { inbox: a, timeout: 60 } }, undefined, { signal: controllers[i]!.signal }).catch(() => null),
     );
-    await parked(svc.baseUrl, 5);
+    await parked(svc, 5);
     t.is(await gauge(), 5);
     controllers.forEach((c) => c.abort());
     await Promise.all(pending);

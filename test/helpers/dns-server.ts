@@ -29,6 +29,8 @@ export interface TestDnsServer {
   setTxt(name: string, values: (string | string[])[]): void;
   /** IPv4 addresses the name resolves to. */
   setA(name: string, addresses: string[]): void;
+  /** IPv6 addresses the name resolves to. */
+  setAaaa(name: string, addresses: string[]): void;
   /** Removes every record of the name: queries for it answer NXDOMAIN. */
   clear(name: string): void;
   close(): Promise<void>;
@@ -38,6 +40,7 @@ interface Zone {
   mx: MxRecord[];
   txt: (string | string[])[];
   a: string[];
+  aaaa: string[];
 }
 
 const key = (name: string) => name.toLowerCase().replace(/\.$/, '');
@@ -48,7 +51,7 @@ export async function startDnsServer(): Promise<TestDnsServer> {
   const modes = new Map<string, DnsMode>();
   const zone = (name: string): Zone => {
     let z = zones.get(key(name));
-    if (!z) zones.set(key(name), (z = { mx: [], txt: [], a: [] }));
+    if (!z) zones.set(key(name), (z = { mx: [], txt: [], a: [], aaaa: [] }));
     return z;
   };
 
@@ -81,6 +84,8 @@ export async function startDnsServer(): Promise<TestDnsServer> {
         }
       } else if (question?.type === Packet.TYPE.A) {
         for (const address of z.a) response.answers.push({ name: asked, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 60, address } as never);
+      } else if (question?.type === Packet.TYPE.AAAA) {
+        for (const address of z.aaaa) response.answers.push({ name: asked, type: Packet.TYPE.AAAA, class: Packet.CLASS.IN, ttl: 60, address } as never);
       } else if (question?.type === Packet.TYPE.TXT) {
         for (const data of z.txt) response.answers.push({ name: asked, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data } as never);
       }
@@ -114,6 +119,9 @@ export async function startDnsServer(): Promise<TestDnsServer> {
     },
     setA(name, addresses) {
       zone(name).a = [...addresses];
+    },
+    setAaaa(name, addresses) {
+      zone(name).aaaa = [...addresses];
     },
     clear(name) {
       zones.delete(key(name));

@@ -36,6 +36,12 @@ export interface Service {
   processes: ChildProcess[];
   /** Every front tier's base URL (one in embedded mode). */
   frontUrls: string[];
+  /** Every front's ops listener (/metrics, /livez, /readyz), in the order of `frontUrls`. */
+  opsUrls: string[];
+  /** The Prometheus text of a front's ops listener. */
+  metrics(front?: number): Promise<string>;
+  /** The `mailcue_parked_waiters` gauge (all shards) as a front's ops listener reports it. */
+  parkedWaiters(front?: number): Promise<number>;
   stop(): Promise<void>;
   /** Stops every process (SIGKILL when `hard`) and starts them again on the same data dir. */
   restart(options?: { hard?: boolean }): Promise<void>;
@@ -45,7 +51,7 @@ export interface Service {
   cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
-function launch(args: string[], env: Record<string, string>): ChildProcess {
+export function launch(args: string[], env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const tail: string[] = [];
   const keep = (b: Buffer) => {
@@ -58,7 +64,7 @@ function launch(args: string[], env: Record<string, string>): ChildProcess {
   return child;
 }
 
-async function waitReady(baseUrl: string, children: ChildProcess[], timeoutMs = 30_000): Promise<void> {
+export async function waitReady(baseUrl: string, children: ChildProcess[], timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     for (const c of children) {
@@ -75,7 +81,7 @@ async function waitReady(baseUrl: string, children: ChildProcess[], timeoutMs = 
   throw new Error(`service not ready after ${timeoutMs} ms: ${children.map((c) => (c as ChildProcess & { tail: string[] }).tail.join('')).join('\n')}`);
 }
 
-async function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+export async function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
@@ -96,6 +102,8 @@ export interface StartOptions {
   /** Cluster mode: how many front processes (default 1); their URLs are in `frontUrls`. */
   fronts?: number;
   dataDir?: string;
+  /** Cluster mode through etcd (DESIGN.md §8): shards register there as shard-0…, fronts follow the slot map. */
+  etcd?: string;
 }
 
 /** The ports a front wrote to its MAILCUE_PORTS_FILE, once it has bound them. */
@@ -121,22 +129,33 @@ export async function startService(options: StartOptions = {}): Promise<Service>
   };
   const shardPorts = options.clusterShards ? await Promise.all(Array.from({ length: options.clusterShards }, freePort)) : [];
   const frontCount = options.clusterShards ? Math.max(1, options.fronts ?? 1) : 1;
-  // 0 until the first boot binds them; later boots (restarts) ask for the same ports again.
+  // SMTP (and HTTP when asked) is 0 until the first boot binds it; restarts ask for the same ports.
   const httpOnPortZero = options.env?.MAILCUE_HTTP_PORT === '0';
   const fronts = await Promise.all(Array.from({ length: frontCount }, async (_, i) => ({
-    http: httpOnPortZero ? 0 : await freePort(), smtp: 0, portsFile: path.join(dataDir, `front-${i}.ports.json`),
+    http: httpOnPortZero ? 0 : await freePort(), smtp: 0, ops: await freePort(), portsFile: path.join(dataDir, `front-${i}.ports.json`),
   })));
+  const opsUrls = fronts.map((f) => `http://127.0.0.1:${f.ops}`);
   const processes: ChildProcess[] = [];
+  // Port 0 in the public URL: the front names itself after the port it binds.
+  const frontEnv = (f: (typeof fronts)[number]) => ({
+    MAILCUE_PUBLIC_URL: `http://127.0.0.1:${f.http}`, ...env,
+    MAILCUE_HTTP_PORT: String(f.http), MAILCUE_SMTP_PORT: String(f.smtp), MAILCUE_OPS_PORT: String(f.ops), MAILCUE_PORTS_FILE: f.portsFile,
+  });
 
   const boot = async () => {
     processes.length = 0;
     const launched: ChildProcess[] = [];
-    // Port 0 in the public URL: the front names itself after the port it binds.
-    const frontEnv = (f: (typeof fronts)[number]) => ({
-      MAILCUE_PUBLIC_URL: `http://127.0.0.1:${f.http}`, ...env, MAILCUE_HTTP_PORT: String(f.http), MAILCUE_SMTP_PORT: String(f.smtp), MAILCUE_PORTS_FILE: f.portsFile,
-    });
     for (const f of fronts) rmSync(f.portsFile, { force: true });
-    if (options.clusterShards) {
+    if (options.clusterShards && options.etcd) {
+      env.MAILCUE_ETCD_ENDPOINTS = options.etcd;
+      env.MAILCUE_ETCD_PREFIX ??= `/${path.basename(dataDir)}/`;
+      env.MAILCUE_LEASE_TTL_S ??= '2';
+      env.MAILCUE_MASTER_KEY ??= 'a'.repeat(64);
+      for (const [id, port] of shardPorts.entries()) {
+        processes.push(launch(['shard', '--id', `shard-${id}`, '--listen', `127.0.0.1:${port}`, '--data', path.join(dataDir, `shard-${id}`)], env));
+      }
+      for (const f of fronts) launched.push(launch(['front'], frontEnv(f)));
+    } else if (options.clusterShards) {
       for (const [id, port] of shardPorts.entries()) {
         processes.push(launch(['shard', '--id', String(id), '--listen', `127.0.0.1:${port}`, '--data', path.join(dataDir, `shard-${id}`)], env));
       }
@@ -161,7 +180,13 @@ export async function startService(options: StartOptions = {}): Promise<Service>
   };
 
   const service: Service = {
-    baseUrl: '', httpPort: 0, smtpPort: 0, dataDir, env, processes, frontUrls: [],
+    baseUrl: '', httpPort: 0, smtpPort: 0, dataDir, env, processes, frontUrls: [], opsUrls,
+    async metrics(front = 0) {
+      return (await fetch(`${opsUrls[front]}/metrics`)).text();
+    },
+    async parkedWaiters(front = 0) {
+      return Number(/^mailcue_parked_waiters (\d+)/m.exec(await service.metrics(front))![1]);
+    },
     async stop() {
       await stopAll();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });

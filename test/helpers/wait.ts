@@ -1,5 +1,7 @@
 // Waiting on a condition the test can observe (a gauge, a receiver's log) instead of sleeping a
 // guessed time: returns as soon as it holds, fails loudly if it never does.
+import type { Service } from './service.js';
+
 export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
@@ -9,13 +11,7 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
   }
 }
 
-/** The service's mailcue_parked_waiters gauge: long-polls parked on its shards right now. */
-export async function parkedWaiters(baseUrl: string): Promise<number> {
-  const metrics = await (await fetch(`${baseUrl}/metrics`)).text();
-  return Number(/^mailcue_parked_waiters (\d+)/m.exec(metrics)![1]);
-}
-
-/** Resolves once `count` long-polls are parked: the latch a test sends its mail after. */
-export function parked(baseUrl: string, count = 1): Promise<void> {
-  return until(async () => (await parkedWaiters(baseUrl)) >= count, `${count} parked waiter(s)`);
+/** Resolves once `count` long-polls are parked (the parked-waiters gauge): the latch a test sends its mail after. */
+export function parked(svc: Service, count = 1): Promise<void> {
+  return until(async () => (await svc.parkedWaiters()) >= count, `${count} parked waiter(s)`);
 }
