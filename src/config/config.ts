@@ -48,6 +48,8 @@ export interface Config {
   readonly masterKey: string | null;
   readonly logLevel: string;
   readonly poolThreads: number;
+  /** Where a process writes the ports it bound (MAILCUE_PORTS_FILE), for launchers that start it on port 0. */
+  readonly portsFile: string | null;
   /** Cluster mode (DESIGN.md §8) when non-empty: etcd v3 endpoints. */
   readonly etcdEndpoints: readonly string[];
   /** Every etcd key of this cluster lives under it; ends with "/". */
@@ -250,6 +252,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     masterKey: env.MAILCUE_MASTER_KEY || null,
     logLevel: env.MAILCUE_LOG_LEVEL || DEFAULTS.logLevel,
     poolThreads: int(env, 'MAILCUE_POOL_THREADS', DEFAULTS.poolThreads, 0, 64),
+    portsFile: env.MAILCUE_PORTS_FILE ? path.resolve(env.MAILCUE_PORTS_FILE) : null,
     etcdEndpoints: list(env, 'MAILCUE_ETCD_ENDPOINTS', []),
     etcdPrefix: etcdPrefix(env),
     // etcd refuses leases much shorter than its election timeout; 2 s is its floor by default.
