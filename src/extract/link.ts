@@ -30,8 +30,8 @@
 // sign-in: "Confirm appointment" and "Activate offer" do not) unless the URL does; and, in bulk
 // mail (unsubscribe or preference links), the mail itself asks for it (subject, text outside the
 // links, or the URL): a "Confirm your seat" button in a newsletter is not a verification link.
-// When no link passes on words, structure decides: in a mail that asks for the act and delivers
-// no code, the one tokenised call-to-action (or the one button among them) that is neither a
+// When no link passes on words, structure decides: in a mail that asks for the act (or says its
+// link expires or works once) and delivers no code, the one tokenised call-to-action (or the one button among them) that is neither a
 // footer, social, legal nor safety link is the verification link (languages the tables lack).
 import { ACTION, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
@@ -326,7 +326,8 @@ function aboutAccount(c: LinkCandidate, mail: MailSignals, anchorHits: Hit[], le
 function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail: MailSignals): LinkCandidate | null {
   // A mail that delivers a code often has one "Open the app" button too: next to a code, a link
   // must be named by its words or its URL, never by its place alone.
-  if (mail.hasCode || !(mail.subjectAsks || mail.bodyAsks)) return null;
+  // A mail whose link "expires in 15 minutes" or "works once" offers access, whatever its words.
+  if (mail.hasCode || !(mail.subjectAsks || mail.bodyAsks || mail.expiring)) return null;
   const ctas: LinkCandidate[] = [];
   const seen = new Set<string>();
   candidates.forEach((c, i) => {
@@ -338,7 +339,7 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
     const hits = hitsOf(c);
     if (/logo/.test(c.extra) || names(hits.anchor) || names(hits.lead)) return;
     if (seen.has(c.url)) return;
-    if (!URL_OBJECT.test(rest) && !aboutAccount(c, mail, hits.anchor, hits.lead)) return;
+    if (!mail.expiring && !URL_OBJECT.test(rest) && !aboutAccount(c, mail, hits.anchor, hits.lead)) return;
     seen.add(c.url);
     ctas.push(c);
   });

@@ -88,6 +88,8 @@ const cases: [string, Input, string | null, string | null][] = [
   ['text visit url to unsubscribe', { subject: 'News', text: 'Visit https://acme.example/u/Hk29dLq8ZpW3xNc7 to unsubscribe from this list.' }, null, null],
   ['a safety exit the HTML refuses stays refused in the text part', { subject: 'New sign-in', html: '<p>New sign-in from Firefox.</p><p>Not you? <a href="https://acme.example/secure/Hk29dLq8ZpW3xNc7">Lock my account</a></p>', text: 'New sign-in from Firefox.\n\nPlease confirm your account:\nhttps://acme.example/secure/Hk29dLq8ZpW3xNc7\n' }, null, null],
   ['an image button without alt: the text part names the link', { subject: 'Welcome', html: '<p>Welcome to Acme.</p><a href="https://acme.example/v/Hk29dLq8ZpW3xNc7"><img src="https://acme.example/btn.png"></a>', text: 'Welcome to Acme.\n\nVerify your email address:\nhttps://acme.example/v/Hk29dLq8ZpW3xNc7\n' }, null, 'https://acme.example/v/Hk29dLq8ZpW3xNc7'],
+  ['one-time link, plain words', { subject: 'Your Acme link', html: '<p>Here is the link you asked for.</p><a href="https://acme.example/l/Hk29dLq8ZpW3xNc7" style="background:#000;padding:10px">Continue to Acme</a><p>This link expires in 10 minutes and can only be used once.</p><p><a href="https://acme.example/help">Help</a></p>' }, null, 'https://acme.example/l/Hk29dLq8ZpW3xNc7'],
+  ['offer expires marketing', { subject: 'Last chance', html: '<p>Our spring offer expires tonight!</p><a href="https://shop.example/o/Hk29dLq8ZpW3xNc7" style="background:#000;padding:10px">Shop the sale</a><p><a href="https://shop.example/unsubscribe?u=Ab12Cd34">Unsubscribe</a></p>' }, null, null],
 ];
 
 for (const [name, input, otp, verification_link] of cases) {
