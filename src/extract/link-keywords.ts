@@ -56,7 +56,8 @@ const DONES = [
 ];
 
 const EXPIRIES = [
-  'link expires', 'link will expire', 'link is valid', 'link is only valid', 'link can only be used once',
+  'link expires', 'link will expire', 'link is valid', 'link is only valid', 'link can only be used once', 'link valid',
+  'link is good for', 'link works once', 'link only works once', 'single use', 'one time use',
   'can be used once', 'can only be used once', 'one time link', 'single use link', 'link gültig', 'stunden gültig', 'minuten gültig', 'link ist nur',
   'link läuft', 'lien expire', 'lien est valable', 'enlace caduca', 'enlace expira', 'enlace es válido',
   'link expira', 'link é válido', 'link scade', 'link è valido', 'link is geldig', 'link verloopt', 'uur geldig', 'minuten geldig',
