@@ -2,7 +2,7 @@
 // decoded message (subject, text/plain, text/html). Pure and synchronous; no runtime dependencies.
 import { htmlToText } from './html-to-text.js';
 import { CODE_WORD, MEETING, otpKeywords } from './keywords.js';
-import { bodySignals, isBulk, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, pickLink, refusedByWords, subjectSignals, textLinkCandidates, trailAfter } from './link.js';
+import { bodySignals, isBulk, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, MAX_LINKS, pickLink, refusedByWords, subjectSignals, textLinkCandidates, trailAfter } from './link.js';
 import { type OtpPart, pickOtp } from './otp.js';
 import { cleanText, findUrls, foldDigits, maskUrlsAndEmails, SUBJECT_CAP, type UrlSpan } from './text-prep.js';
 
@@ -83,6 +83,7 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
   const htmlCandidates: LinkCandidate[] = [];
   if (reading) {
     for (const l of reading.links) {
+      if (htmlCandidates.length >= MAX_LINKS) break;
       if (!isWebUrl(l.href)) continue;
       const anchor = htmlText.slice(l.start, l.end).trim() || l.alt.trim();
       htmlCandidates.push({

@@ -80,7 +80,8 @@ export interface LinkPick {
 }
 
 const MIN_SCORE = 4;
-const MAX_LINKS = 300;
+/** Links looked at per part: real mail has a few dozen; the rest of a hostile one is skipped. */
+export const MAX_LINKS = 300;
 const TOKEN = /[A-Za-z0-9_-]{10,}/g;
 /** Campaign parameters ("utm_campaign=welcome_2025") look like tokens and never are. */
 const UTM = /[?&]utm_[a-z]+=[^&#]*/gi;
@@ -200,11 +201,16 @@ interface CandidateHits {
   trail: Hit[];
 }
 
-/** Each candidate's texts are matched once, however many rules look at them. */
+/** Each candidate's texts are matched once, when a rule first looks at them. */
 const hitCache = new WeakMap<LinkCandidate, CandidateHits>();
 function hitsOf(c: LinkCandidate): CandidateHits {
   let h = hitCache.get(c);
-  if (!h) hitCache.set(c, (h = { anchor: linkKeywords.find(c.anchor), lead: linkKeywords.find(c.lead), wide: linkKeywords.find(c.wide), trail: linkKeywords.find(c.trail) }));
+  if (!h) {
+    const memo: Partial<CandidateHits> = {};
+    const field = (k: keyof CandidateHits) => ({ get: () => (memo[k] ??= linkKeywords.find(c[k])), enumerable: true });
+    h = Object.defineProperties({} as CandidateHits, { anchor: field('anchor'), lead: field('lead'), wide: field('wide'), trail: field('trail') });
+    hitCache.set(c, h);
+  }
   return h;
 }
 
@@ -356,7 +362,7 @@ export function refusedByWords(c: LinkCandidate): boolean {
 
 /** Whether any link manages a mailing list (unsubscribe, preferences): the mark of bulk mail. */
 export function isBulk(candidates: LinkCandidate[]): boolean {
-  return candidates.some((c) => URL_LIST.test(c.url.toLowerCase()) || has(hitsOf(c).anchor, LIST));
+  return candidates.slice(0, MAX_LINKS).some((c) => URL_LIST.test(c.url.toLowerCase()) || has(hitsOf(c).anchor, LIST));
 }
 
 /** Best link among candidates (in mail order), with the reason for the pick or for null. */
