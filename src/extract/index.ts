@@ -71,11 +71,12 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
     { text: maskUrlsAndEmails(htmlText, htmlUrls), emphasis: reading?.emphasis ?? [] },
     { text: maskUrlsAndEmails(text, textUrls), emphasis: [] },
   ];
-  const codeIn = (s: string): boolean => otpKeywords.has(s.length > DOC_SCAN ? s.slice(0, DOC_SCAN) : s, CODE_WORD);
-  const subjectNamesCode = codeIn(subject);
-  const docBonus = subjectNamesCode ? 2 : codeIn(htmlText) || codeIn(text) ? 1 : 0;
-  const meetingIn = (s: string): boolean => otpKeywords.has(s.length > DOC_SCAN ? s.slice(0, DOC_SCAN) : s, MEETING);
-  const code = pickOtp(parts, docBonus, meetingIn(subject) || meetingIn(htmlText) || meetingIn(text));
+  // One scan per part for the document-level signals: does it name a code, a meeting?
+  const kinds = (s: string): Set<number> => new Set(otpKeywords.find(s.length > DOC_SCAN ? s.slice(0, DOC_SCAN) : s).map((h) => h.kind));
+  const [inSubject, inHtml, inText] = [kinds(subject), kinds(htmlText), kinds(text)];
+  const subjectNamesCode = inSubject.has(CODE_WORD);
+  const docBonus = subjectNamesCode ? 2 : inHtml.has(CODE_WORD) || inText.has(CODE_WORD) ? 1 : 0;
+  const code = pickOtp(parts, docBonus, inSubject.has(MEETING) || inHtml.has(MEETING) || inText.has(MEETING));
 
   const body = reading
     ? outsideLinks(htmlText, reading.links.map((l) => [l.start, l.end]))
