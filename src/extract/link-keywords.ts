@@ -53,6 +53,11 @@ const DONES = [
   'been verified', 'was activated', 'been activated', 'was approved', 'been approved', 'with your new password',
   'using your new password', 'with the new password', 'mit ihrem neuen passwort', 'mit deinem neuen passwort',
   'avec votre nouveau mot de passe', 'con tu nueva contraseña', 'com sua nova senha', 'с новым паролем',
+  // Past forms that share a stem with an imperative of the tables ("doğrulandı" / "doğrula")
+  'doğrulandı', 'dogrulandi', 'onaylandı', 'etkinleştirildi', 'sıfırlandı', 'vahvistettu', 'aktivoitu',
+  'megerősítve', 'megerősítetted', 'επιβεβαιώθηκε', 'επαληθεύτηκε', 'ενεργοποιήθηκε', 'подтвержден', 'подтверждена',
+  'подтверждено', 'подтверждены', 'подтверждён', 'активирован', 'активирована', 'активировано', 'підтверджено',
+  'підтверджена', 'підтверджений', 'активовано',
 ];
 
 const EXPIRIES = [

@@ -132,3 +132,29 @@ for (const [name, input, otp] of codes) {
     t.is(extract(input).otp, otp);
   });
 }
+
+/** Negatives in many languages: welcome, receipt, shipping, newsletter, notices, a meeting. */
+const U = (w: string): string => `https://t.esp.example/c/${Buffer.from(w + 'xyz12').toString('base64').replace(/=/g, '')}Zk29`;
+const btn = (w: string, label: string): string => `<a href="${U(w)}" style="background:#111;padding:12px 20px;color:#fff">${label}</a>`;
+const foot = `<p><a href="${U('help')}">Help</a> · <a href="${U('unsub')}">Unsubscribe</a></p>`;
+const negatives: [string, Input][] = [
+  ['de welcome verified', { subject: 'Willkommen bei Acme!', html: `<p>Deine E-Mail-Adresse wurde bestätigt. Viel Spaß!</p>${btn('start', 'Jetzt loslegen')}${foot}` }],
+  ['fr receipt', { subject: 'Votre reçu n° 482913', html: `<p>Merci pour votre commande n° 482913 du 12/05/2025. Total : 49,90 €.</p>${btn('order', 'Voir ma commande')}${foot}` }],
+  ['es shipping', { subject: 'Tu pedido está en camino', html: `<p>Tu pedido 482913 llegará el 14 de mayo. Código postal 28013.</p>${btn('track', 'Seguir mi pedido')}${foot}` }],
+  ['nl newsletter', { subject: 'Nieuws van Acme – mei', html: `<p>Ontdek onze nieuwe collectie. Gebruik kortingscode MEI20.</p>${btn('shop', 'Bekijk de collectie')}${foot}` }],
+  ['pl 2fa enabled', { subject: 'Weryfikacja dwuetapowa włączona', html: `<p>Weryfikacja dwuetapowa została włączona na Twoim koncie.</p>${btn('settings', 'Ustawienia konta')}<p>To nie Ty? <a href="${U('lock')}">Zablokuj konto</a></p>` }],
+  ['ru password changed', { subject: 'Пароль изменён', html: `<p>Пароль от вашего аккаунта был изменён 12.05.2025.</p><p>Если это были не вы, <a href="${U('reset')}">сбросьте пароль</a>.</p>` }],
+  ['ja new login', { subject: '新しいログインがありました', html: `<p>2025年5月12日 10:32 に新しい端末からログインがありました。</p><p>心当たりのない場合は<a href="${U('pw')}">パスワードを変更</a>してください。</p>` }],
+  ['zh statement', { subject: '您的5月账单', html: `<p>您的5月账单已生成，应还金额 ¥1,280.00。</p>${btn('bill', '查看账单')}${foot}` }],
+  ['ko event', { subject: '이벤트 안내', html: `<p>회원님만을 위한 특별 이벤트! 쿠폰 코드 482913</p>${btn('event', '지금 확인하기')}${foot}` }],
+  ['it meeting', { subject: 'Invito: riunione di team', text: 'Partecipa alla riunione Zoom\nhttps://zoom.example/j/84512345678\nID riunione: 845 1234 5678\nPasscode: 482913' }],
+  ['tr email verified welcome', { subject: 'E-posta adresiniz doğrulandı', html: `<p>Teşekkürler! E-posta adresiniz doğrulandı.</p>${btn('go', 'Alışverişe başla')}${foot}` }],
+  ['en verified welcome with login', { subject: 'You\'re verified!', html: `<p>Your email has been verified. You can now log in.</p>${btn('login', 'Log in')}${foot}` }],
+  ['en account activated', { subject: 'Your account is active', html: `<p>Your account has been activated.</p>${btn('dash', 'Go to your account')}` }],
+];
+
+for (const [name, input] of negatives) {
+  test(`extract - hard negative: ${name}`, (t) => {
+    t.deepEqual(extract(input), { otp: null, verification_link: null });
+  });
+}
