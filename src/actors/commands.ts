@@ -1,6 +1,7 @@
 // Every command an actor understands, as a discriminated union. The front tier packs one into an
 // envelope and routes it by `routeKey()`; the shard unpacks it and dispatches on `type`.
 import type { PlanName } from '../config/plans.js';
+import type { Authentication } from '../mail/authentication.js';
 import type { ParsedMessage } from './model.js';
 
 /** How a request is metered at admission: REST calls, tool calls, or neither. */
@@ -34,13 +35,16 @@ export type AccountCommand =
   | { type: 'account.api_key'; accountId: string };
 
 export type InboxCommand =
-  | { type: 'inbox.create'; accountId: string; address: string; domain: string }
+  | { type: 'inbox.create'; accountId: string; address: string; domain: string; requireAuth?: boolean }
+  | { type: 'inbox.update'; accountId: string; address: string; requireAuth: boolean }
   | { type: 'inbox.get'; accountId: string; address: string }
   | { type: 'inbox.delete'; accountId: string; address: string }
   | { type: 'inbox.list'; accountId: string }
   | { type: 'inbox.delete_by_domain'; accountId: string; domain: string }
   | { type: 'inbox.accepts'; address: string }
-  | { type: 'inbox.deliver'; address: string; message: ParsedMessage; raw: Uint8Array };
+  | { type: 'inbox.deliver'; address: string; message: ParsedMessage; raw: Uint8Array }
+  /** The sender-authentication result of a message delivered while its check was still running. */
+  | { type: 'message.set_auth'; address: string; id: string; authentication: Authentication };
 
 export type MessageCommand =
   | { type: 'message.list'; accountId: string; address: string; limit: number; unreadOnly: boolean }

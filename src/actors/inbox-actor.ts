@@ -2,7 +2,8 @@
 // Delivery commits the message, then wakes the waiters of that inbox on this same shard.
 import { fail, MailcueError } from '../errors/registry.js';
 import { prefixRange } from '../storage/shard-store.js';
-import { newMessageId } from '../util/ids.js';
+import { answersAuthWait, type Authentication } from '../mail/authentication.js';
+import { messageIdCursor, newMessageId } from '../util/ids.js';
 import type { InboxCommand, MessageCommand } from './commands.js';
 import type { ActorContext, RequestScope } from './context.js';
 import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from './model.js';
@@ -23,7 +24,9 @@ export class InboxActor {
   handle(cmd: InboxCommand | MessageCommand, scope: RequestScope): unknown {
     switch (cmd.type) {
       case 'inbox.create':
-        return this.create(cmd.accountId, cmd.address, cmd.domain);
+        return this.create(cmd.accountId, cmd.address, cmd.domain, cmd.requireAuth ?? false);
+      case 'inbox.update':
+        return this.update(cmd.accountId, cmd.address, cmd.requireAuth);
       case 'inbox.get':
         return toInboxView(this.owned(cmd.accountId, cmd.address));
       case 'inbox.delete':
@@ -55,6 +58,8 @@ export class InboxActor {
         return this.deleteMessage(cmd.accountId, cmd.address, cmd.id);
       case 'message.wait':
         return this.wait(cmd, scope);
+      case 'message.set_auth':
+        return this.setAuth(cmd.address, cmd.id, cmd.authentication);
     }
   }
 
@@ -72,10 +77,11 @@ export class InboxActor {
     return message;
   }
 
-  private async create(accountId: string, address: string, domain: string): Promise<InboxView> {
+  private async create(accountId: string, address: string, domain: string, requireAuth: boolean): Promise<InboxView> {
     const { store } = this.ctx;
     const record: InboxRecord = {
       address, domain, account_id: accountId, created_at: new Date(this.ctx.now()).toISOString(), message_count: 0, unread_count: 0,
+      require_auth: requireAuth,
     };
     await store.transaction(() => {
       if (store.inboxes.get(address)) fail('address_taken', `The address ${address} is already taken`);
@@ -83,6 +89,30 @@ export class InboxActor {
       store.inboxesByAccount.put([accountId, address], 1);
     });
     return toInboxView(record);
+  }
+
+  /** Policy changes apply to waits that start afterwards; parked ones keep the policy they began with. */
+  private async update(accountId: string, address: string, requireAuth: boolean): Promise<InboxView> {
+    const { store } = this.ctx;
+    return store.transaction(() => {
+      const next = { ...this.owned(accountId, address), require_auth: requireAuth };
+      store.inboxes.put(address, next);
+      return toInboxView(next);
+    });
+  }
+
+  /** The finished check of a message stored while it ran; require-auth waits may now take it. */
+  private async setAuth(address: string, id: string, authentication: Authentication): Promise<{ id: string }> {
+    const { store } = this.ctx;
+    const updated = await store.transaction(() => {
+      const current = store.messages.get([address, id]);
+      if (!current) fail('message_not_found', `Message ${id} not found in ${address}`);
+      const next = { ...current, authentication };
+      store.messages.put([address, id], next);
+      return next;
+    });
+    this.ctx.waiters.deliver(address, updated, true);
+    return { id };
   }
 
   private list(accountId: string): InboxView[] {
@@ -198,23 +228,25 @@ export class InboxActor {
   }
 
   /** The first message newer than `since` that matches, if one is already stored. */
-  private firstAfter(address: string, since: string, match: 'any' | 'code'): MessageRecord | undefined {
+  private firstAfter(address: string, since: string, match: 'any' | 'code', requireAuth: boolean): MessageRecord | undefined {
     const { end } = prefixRange([address]);
     for (const { key, value } of this.ctx.store.messages.getRange({ start: [address, since], end })) {
       if ((key as string[])[1] === since) continue;
+      if (requireAuth && !answersAuthWait(value.authentication)) continue;
       if (match === 'any' || value.otp !== null || value.verification_link !== null) return value;
     }
     return undefined;
   }
 
   private wait(cmd: Extract<MessageCommand, { type: 'message.wait' }>, scope: RequestScope): WaitResult | Promise<WaitResult> {
-    this.owned(cmd.accountId, cmd.address);
+    const requireAuth = this.owned(cmd.accountId, cmd.address).require_auth ?? false;
     if (cmd.since !== null) {
-      const found = this.firstAfter(cmd.address, cmd.since, cmd.match);
+      const found = this.firstAfter(cmd.address, cmd.since, cmd.match, requireAuth);
       if (found) return { timed_out: false, message: found };
     }
     if (scope.signal.aborted) return { timed_out: true, message: null };
-    const waiter = new PendingWait(cmd.address, cmd.match, this.ctx.now() + cmd.timeoutMs);
+    const now = this.ctx.now();
+    const waiter = new PendingWait(cmd.address, cmd.match, now + cmd.timeoutMs, requireAuth, cmd.since ?? messageIdCursor(now));
     this.ctx.waiters.park(waiter);
     // A cancelled long-poll frees its waiter at once; nobody reads the answer.
     scope.signal.addEventListener('abort', () => this.cancelWait(waiter));
@@ -232,7 +264,13 @@ class PendingWait implements Waiter {
   private resolve!: (result: WaitResult) => void;
   private reject!: (err: Error) => void;
 
-  constructor(readonly address: string, readonly match: 'any' | 'code', readonly deadline: number) {
+  constructor(
+    readonly address: string,
+    readonly match: 'any' | 'code',
+    readonly deadline: number,
+    readonly requireAuth: boolean,
+    readonly after: string,
+  ) {
     this.promise = new Promise<WaitResult>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;

@@ -1,6 +1,7 @@
 // The records the actors keep in LMDB and the shapes they answer with. Field names follow the
 // public API (snake_case) so that a record can be answered without renaming.
 import type { PlanName } from '../config/plans.js';
+import { verdict, type Authentication, type AuthVerdict } from '../mail/authentication.js';
 
 export interface AccountRecord {
   id: string;
@@ -30,6 +31,8 @@ export interface InboxRecord {
   created_at: string;
   message_count: number;
   unread_count: number;
+  /** Waits ignore mail that fails sender authentication (issue 19); absent on older records. */
+  require_auth?: boolean;
 }
 
 export interface InboxView {
@@ -38,6 +41,7 @@ export interface InboxView {
   created_at: string;
   message_count: number;
   unread_count: number;
+  require_auth: boolean;
 }
 
 export interface AttachmentMeta {
@@ -61,6 +65,11 @@ export interface MessageRecord {
   verification_link: string | null;
   read: boolean;
   size: number;
+  /** The injection-safe view (src/mail/safe-text.ts); absent on records stored before it existed. */
+  safe_text?: string;
+  warnings?: string[];
+  /** Sender authentication (src/mail/authentication.ts); absent on records stored before it existed. */
+  authentication?: Authentication;
 }
 
 export interface MessageSummary {
@@ -74,6 +83,7 @@ export interface MessageSummary {
   otp: string | null;
   verification_link: string | null;
   read: boolean;
+  auth: AuthVerdict;
 }
 
 /** A parsed message as the ingress hands it to the shard (id, inbox and date are the shard's). */
@@ -91,6 +101,7 @@ export function toSummary(m: MessageRecord): MessageSummary {
     otp: m.otp,
     verification_link: m.verification_link,
     read: m.read,
+    auth: verdict(m.authentication),
   };
 }
 
@@ -101,6 +112,7 @@ export function toInboxView(r: InboxRecord): InboxView {
     created_at: r.created_at,
     message_count: r.message_count,
     unread_count: r.unread_count,
+    require_auth: r.require_auth ?? false,
   };
 }
 

@@ -2,6 +2,7 @@
 // its deadline passes, or its caller cancels; each path removes it, so the count returns to zero.
 // Deadlines sit on one coarse timer wheel rather than a timer each: tens of thousands of parked
 // waiters then cost one interval, and a timeout answers at most TICK_MS late.
+import { answersAuthWait } from '../mail/authentication.js';
 import type { MessageRecord } from './model.js';
 
 /** What ends a wait: the message that answers it, a timeout, or an error. */
@@ -11,6 +12,10 @@ export interface Waiter {
   readonly address: string;
   readonly match: 'any' | 'code';
   readonly deadline: number;
+  /** The inbox requires sender authentication: mail that fails it, or is still being checked, does not answer. */
+  readonly requireAuth?: boolean;
+  /** Only a message with a greater id answers (the `since` cursor, or the wait's start). */
+  readonly after?: string;
   settle(outcome: WaitOutcome): void;
 }
 
@@ -59,13 +64,19 @@ export class WaiterRegistry {
     return true;
   }
 
-  /** Wakes every waiter of the inbox that the message satisfies. */
-  deliver(address: string, message: MessageRecord): void {
+  /**
+   * Wakes every waiter of the inbox that the message satisfies. `authSettled`: the message was
+   * delivered earlier with its check still running, and only now may answer require-auth waiters.
+   */
+  deliver(address: string, message: MessageRecord, authSettled = false): void {
     const set = this.byInbox.get(address);
     if (!set) return;
     const hasCode = message.otp !== null || message.verification_link !== null;
+    const trusted = answersAuthWait(message.authentication);
     for (const waiter of [...set]) {
       if (waiter.match === 'code' && !hasCode) continue;
+      if (waiter.requireAuth ? !trusted : authSettled) continue;
+      if (waiter.after !== undefined && message.id <= waiter.after) continue;
       if (this.remove(waiter)) waiter.settle(message);
     }
   }

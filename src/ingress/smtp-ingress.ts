@@ -7,6 +7,8 @@ import type { Metrics } from '../obs/metrics.js';
 import type { Deps } from '../services/deps.js';
 import { normalizeAddress } from '../services/validate.js';
 import type { ParsedMessage } from '../actors/model.js';
+import { unverified } from '../mail/authentication.js';
+import { MailAuthenticator } from './mail-auth.js';
 
 type SmtpError = Error & { responseCode?: number };
 
@@ -71,12 +73,14 @@ function unparsed(raw: Buffer, session: SMTPServerSession): ParsedMessage {
   return {
     from, to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), subject: '', text: null, html: null,
     headers: {}, attachments: [], otp: null, verification_link: null, size: raw.length,
+    safe_text: '', warnings: ['the message could not be parsed; only its raw source is kept'], authentication: unverified(),
   };
 }
 
 export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<SmtpIngress> {
   const { config, cluster, pool, log } = deps;
   const recent = new RecentRecipients(RECIPIENT_CACHE_MS, RECIPIENT_CACHE_SIZE);
+  const authenticator = new MailAuthenticator(config, log, (address, id, authentication) => cluster.call({ type: 'message.set_auth', address, id, authentication }));
   const server = new SMTPServer({
     name: config.mxHost,
     banner: 'Mailcue ESMTP',
@@ -114,6 +118,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
           metrics.smtpRejected.inc({ reason: 'too_large' });
           return callback(smtpError(552, `5.3.4 Message exceeds the ${config.maxMessageBytes} byte limit`));
         }
+        const auth = authenticator.begin(raw, session);
         let message: ParsedMessage;
         try {
           message = await pool.parse(raw);
@@ -121,6 +126,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
           log.warn({ err }, 'parse failed; storing the message unparsed');
           message = unparsed(raw, session);
         }
+        message.authentication = await auth.atAnswer();
         const recipients = [...new Set(session.envelope.rcptTo.map((r) => r.address.toLowerCase()))];
         const results = await Promise.allSettled(
           recipients.map((address) => cluster.call({ type: 'inbox.deliver', address, message, raw }, { timeoutMs: 30_000 })),
@@ -135,6 +141,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         // Inboxes deleted since RCPT: refused only when none of the recipients could take it.
         if (delivered === 0) return callback(smtpError(550, '5.1.1 Recipient inbox was deleted'));
         callback(null, 'Message committed');
+        auth.afterAnswer(results.flatMap((r, i) => (r.status === 'fulfilled' ? [{ address: recipients[i]!, id: (r.value as { id: string }).id }] : [])), message.authentication);
       })().catch((err: unknown) => {
         log.error({ err }, 'delivery failed');
         callback(smtpError(451, '4.3.0 Temporary failure, try again later'));

@@ -11,8 +11,8 @@ export interface DnsFindings {
   txt: string[];
 }
 
-export function makeResolver(servers: readonly string[]): Resolver {
-  const resolver = new Resolver({ timeout: 2500, tries: 2 });
+export function makeResolver(servers: readonly string[], timing = { timeout: 2500, tries: 2 }): Resolver {
+  const resolver = new Resolver(timing);
   if (servers.length > 0) resolver.setServers([...servers]);
   return resolver;
 }

@@ -2,7 +2,7 @@
 import { toSummary } from '../../../actors/model.js';
 import { waitForMessage } from '../../../services/messages.js';
 import { optionalSince, requireAddress } from '../../../services/validate.js';
-import { defineTool, messageSummarySchema } from './tool.js';
+import { defineTool, messageSummarySchema, UNTRUSTED_MAIL } from './tool.js';
 
 export const watchEmail = defineTool<{ inbox: string; timeout?: number; since?: string }>({
   name: 'watch_email',

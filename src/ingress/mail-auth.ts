@@ -1,0 +1,165 @@
+// Sender authentication at ingress (issue 19), the only importer of mailauth: SPF for the connecting
+// IP and MAIL FROM (or HELO), every DKIM signature, DMARC policy and alignment, ARC where present.
+// DNS goes through MAILCUE_DNS_SERVERS with short timeouts, and a lookup that fails or comes too
+// late is a temperror, never an exception. The SMTP answer waits at most MAILCUE_AUTH_INLINE_MS;
+// a check still running then finishes after the 250 and updates the stored messages.
+import { authenticate } from 'mailauth';
+import type { Resolver } from 'node:dns/promises';
+import type { Config } from '../config/config.js';
+import { pendingAuthentication, unverified, verdictOf, type Authentication } from '../mail/authentication.js';
+import type { Logger } from '../obs/logger.js';
+import { makeResolver } from '../services/dns-check.js';
+
+export interface SmtpEnvelope {
+  remoteAddress: string;
+  hostNameAppearsAs: string;
+  envelope: { mailFrom: { address: string } | false };
+}
+
+/** Stores the finished record on a message delivered while its check was still running. */
+export type AuthUpdate = (address: string, id: string, authentication: Authentication) => Promise<unknown>;
+
+/** One query waits this long, tried twice: a dead resolver costs about 3 s, not 30. */
+const QUERY_TIMING = { timeout: 1_000, tries: 2 };
+/** Answers (and "no such record") are cached this long: mail from one sender repeats its lookups. */
+const CACHE_MS = 30_000;
+const CACHE_MAX = 10_000;
+const CACHED_ERRORS = new Set(['ENOTFOUND', 'ENODATA']);
+
+type DnsAnswer = { value: unknown } | { code: string };
+
+function dnsError(code: string): Error {
+  return Object.assign(new Error(`DNS ${code}`), { code });
+}
+
+/** mailauth's resolver signature over one shared Resolver, a small cache and a deadline. */
+class DnsLookups {
+  private readonly cache = new Map<string, { until: number; answer: DnsAnswer }>();
+
+  constructor(private readonly resolver: Resolver) {}
+
+  async resolve(name: string, rrtype: string): Promise<unknown> {
+    const key = `${rrtype} ${name.toLowerCase()}`;
+    const hit = this.cache.get(key);
+    if (hit && hit.until > Date.now()) return this.replay(hit.answer);
+    let answer: DnsAnswer;
+    try {
+      answer = { value: await this.resolver.resolve(name, rrtype as 'TXT') };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'ESERVFAIL';
+      if (!CACHED_ERRORS.has(code)) throw dnsError(code);
+      answer = { code };
+    }
+    this.cache.delete(key);
+    this.cache.set(key, { until: Date.now() + CACHE_MS, answer });
+    if (this.cache.size > CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+    return this.replay(answer);
+  }
+
+  private replay(answer: DnsAnswer): unknown {
+    if ('code' in answer) throw dnsError(answer.code);
+    return answer.value;
+  }
+
+  /** A resolver for one message: past the deadline every lookup fails at once (a temperror). */
+  until(deadline: number): (name: string, rrtype: string) => Promise<unknown> {
+    return (name, rrtype) => {
+      const left = deadline - Date.now();
+      if (left <= 0) return Promise.reject(dnsError('ETIMEOUT'));
+      let timer: NodeJS.Timeout;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(dnsError('ETIMEOUT')), left);
+      });
+      return Promise.race([this.resolve(name, rrtype), late]).finally(() => clearTimeout(timer));
+    };
+  }
+}
+
+type MailauthResult = Awaited<ReturnType<typeof authenticate>>;
+
+/** Our record from mailauth's answer. */
+export function toAuthentication(r: MailauthResult): Authentication {
+  const dkim = (r.dkim?.results ?? []).map((s: any) => ({
+    domain: String(s.signingDomain ?? ''),
+    selector: String(s.selector ?? ''),
+    result: String(s.status?.result ?? 'neutral'),
+  }));
+  const dmarc = r.dmarc ? (r.dmarc as any) : null;
+  const spfResult = String((r.spf as any)?.status?.result ?? 'none');
+  const fromDomain: string | null = dmarc?.status?.header?.from ?? (r.dkim as any)?.headerFrom?.[0]?.split('@').pop() ?? null;
+  const spfAligned = spfResult === 'pass' && Boolean(dmarc?.alignment?.spf?.result);
+  const dkimAligned = (r.dkim?.results ?? []).some((s: any) => s.status?.result === 'pass' && s.status?.aligned);
+  const parts = {
+    spf: spfResult,
+    dkim,
+    dmarc: dmarc ? String(dmarc.status?.result ?? 'none') : 'none',
+    dmarc_policy: dmarc?.p ? String(dmarc.policy ?? dmarc.p) : null,
+    arc: r.arc && (r.arc as any).i > 0 ? String((r.arc as any).status?.result ?? 'none') : null,
+    aligned: dmarc?.status?.result === 'pass' || spfAligned || dkimAligned,
+    from_domain: fromDomain ? fromDomain.toLowerCase() : null,
+  };
+  return { ...parts, summary: verdictOf(parts), pending: false };
+}
+
+/** One message's check, started when DATA ends and running beside parsing. */
+export class AuthCheck {
+  /** Always resolves: a failure of the check itself is a temperror record. */
+  readonly final: Promise<Authentication>;
+  private result: Authentication | null = null;
+
+  constructor(run: Promise<Authentication>, private readonly answerBy: number, private readonly update: AuthUpdate, private readonly log: Logger) {
+    this.final = run.then((a) => (this.result = a));
+  }
+
+  /** The record to store with the message: the finished one, or a pending one past the budget. */
+  async atAnswer(): Promise<Authentication> {
+    const left = this.answerBy - Date.now();
+    if (!this.result && left > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.final, new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
+    }
+    return this.result ?? pendingAuthentication();
+  }
+
+  /**
+   * After the 250: a message stored with a pending record gets the finished one. Waits on an
+   * inbox with require_auth hold such a message until then (the shard re-offers it on update).
+   */
+  afterAnswer(stored: { address: string; id: string }[], storedWith: Authentication): void {
+    if (!storedWith.pending || stored.length === 0) return;
+    void this.final.then((a) =>
+      Promise.all(stored.map(({ address, id }) => this.update(address, id, a).catch((err: unknown) => {
+        // The message or its inbox may be gone by now; the pending record then never mattered.
+        this.log.warn({ err, address, id }, 'could not store the sender authentication result');
+      }))),
+    );
+  }
+}
+
+export class MailAuthenticator {
+  private readonly dns: DnsLookups;
+
+  constructor(private readonly config: Config, private readonly log: Logger, private readonly update: AuthUpdate) {
+    this.dns = new DnsLookups(makeResolver(config.dnsServers, QUERY_TIMING));
+  }
+
+  begin(raw: Buffer, session: SmtpEnvelope): AuthCheck {
+    const now = Date.now();
+    const resolver = this.dns.until(now + this.config.authTimeoutMs);
+    const run = authenticate(raw, {
+      ip: session.remoteAddress.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, ''),
+      helo: session.hostNameAppearsAs,
+      sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+      mta: this.config.mxHost,
+      resolver,
+      disableBimi: true,
+    } as Parameters<typeof authenticate>[1])
+      .then(toAuthentication)
+      .catch((err: unknown) => {
+        this.log.warn({ err }, 'sender authentication failed');
+        return { ...unverified(), spf: 'temperror', dmarc: 'temperror', summary: 'temperror' as const };
+      });
+    return new AuthCheck(run, now + this.config.authInlineMs, this.update, this.log);
+  }
+}
