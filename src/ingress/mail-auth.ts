@@ -77,17 +77,35 @@ class DnsLookups {
 
 type MailauthResult = Awaited<ReturnType<typeof authenticate>>;
 
+function sameSite(a: string, b: string): boolean {
+  return a !== '' && (a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`));
+}
+
+/**
+ * A body that no longer matches its signature's body hash is a PERMFAIL (RFC 6376 §6.1.3), which
+ * RFC 8601 reports as "fail"; mailauth's lenient mode says "neutral", so the mismatch is read here.
+ */
+function dkimResult(s: any): string {
+  const result = String(s.status?.result ?? 'neutral');
+  if (result === 'neutral' && s.bodyHash && s.bodyHashExpecting && s.bodyHash !== s.bodyHashExpecting) return 'fail';
+  return result;
+}
+
 /** Our record from mailauth's answer. */
 export function toAuthentication(r: MailauthResult): Authentication {
-  const dkim = (r.dkim?.results ?? []).map((s: any) => ({
-    domain: String(s.signingDomain ?? ''),
+  // An unsigned message gets one placeholder entry without a signing domain: not a signature.
+  const dkim = (r.dkim?.results ?? []).filter((s: any) => s.signingDomain).map((s: any) => ({
+    domain: String(s.signingDomain),
     selector: String(s.selector ?? ''),
-    result: String(s.status?.result ?? 'neutral'),
+    result: dkimResult(s),
   }));
   const dmarc = r.dmarc ? (r.dmarc as any) : null;
   const spfResult = String((r.spf as any)?.status?.result ?? 'none');
   const fromDomain: string | null = dmarc?.status?.header?.from ?? (r.dkim as any)?.headerFrom?.[0]?.split('@').pop() ?? null;
-  const spfAligned = spfResult === 'pass' && Boolean(dmarc?.alignment?.spf?.result);
+  // Without a DMARC record mailauth computes no SPF alignment; then the MAIL FROM domain must be the
+  // From domain or share it as a suffix (relaxed alignment without the Public Suffix List).
+  const spfDomain = String((r.spf as any)?.domain ?? '').toLowerCase();
+  const spfAligned = spfResult === 'pass' && (Boolean(dmarc?.alignment?.spf?.result) || (fromDomain !== null && sameSite(spfDomain, fromDomain.toLowerCase())));
   const dkimAligned = (r.dkim?.results ?? []).some((s: any) => s.status?.result === 'pass' && s.status?.aligned);
   const parts = {
     spf: spfResult,
