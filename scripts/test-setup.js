@@ -15,3 +15,13 @@ if (needsBrowser && !existsSync(CHROMIUM)) {
     console.warn(`test-setup: ${CHROMIUM} is missing; install Debian's chromium (sudo apt-get install chromium) for the dashboard tests`);
   }
 }
+
+// zsh, to run the `mailcue completion zsh` script in the CLI tests.
+if (!existsSync('/usr/bin/zsh') && !existsSync('/bin/zsh')) {
+  if (process.getuid?.() === 0) {
+    console.log('test-setup: installing zsh for the CLI completion test');
+    execSync('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh >/dev/null', { stdio: 'inherit' });
+  } else {
+    console.warn('test-setup: zsh is missing; install it (sudo apt-get install zsh) for the CLI completion test');
+  }
+}

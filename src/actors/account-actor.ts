@@ -4,23 +4,10 @@
 import type { Plan } from '../config/plans.js';
 import { fail } from '../errors/registry.js';
 import { hashesEqual, sha256Hex } from '../security/credentials.js';
-import { prefixRange } from '../storage/shard-store.js';
-import type { AccountCommand, Meter } from './commands.js';
+import type { AccountCommand, Meter } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
-import { toAccountView, type AccountRecord, type AccountView } from './model.js';
-
-export interface RateState {
-  limit: number;
-  remaining: number;
-  reset_s: number;
-}
-
-export interface Admission {
-  account: AccountView;
-  rate: RateState;
-  /** Present for tool calls: the credits left after this one. */
-  credits_left?: number;
-}
+import { toAccountView, type AccountRecord, type AccountView } from '../contract/model.js';
+import type { Admission } from '../contract/results.js';
 
 interface Window {
   minute: number;
@@ -44,7 +31,8 @@ export class AccountActor {
   /** Open agent-tool sessions per account: session id → last activity (ms) and idle limit. */
   private readonly sessions = new Map<string, Map<string, { seen: number; idleMs: number }>>();
 
-  constructor(private readonly ctx: ActorContext) {}
+  /** OAuth access tokens live with their account on this shard; the OAuth actor owns them. */
+  constructor(private readonly ctx: ActorContext, private readonly accessTokenValid: (accountId: string, hash: string) => boolean) {}
 
   handle(cmd: AccountCommand): unknown {
     switch (cmd.type) {
@@ -70,9 +58,8 @@ export class AccountActor {
         return this.reserveDomain(cmd.accountId, cmd.domain, cmd.max);
       case 'account.domain_release':
         return this.ctx.store.transaction(() => {
-          const slots = this.ctx.store.db<number>('account_domains');
-          const held = slots.get([cmd.accountId, cmd.domain]) !== undefined;
-          slots.remove([cmd.accountId, cmd.domain]);
+          const held = this.ctx.store.accounts.holdsDomain(cmd.accountId, cmd.domain);
+          this.ctx.store.accounts.releaseDomain(cmd.accountId, cmd.domain);
           return held;
         });
       case 'account.usage':
@@ -99,7 +86,7 @@ export class AccountActor {
     };
     await this.ctx.store.transaction(() => {
       if (this.ctx.store.accounts.get(cmd.id)) fail('internal', 'account id collision');
-      this.ctx.store.accounts.put(cmd.id, record);
+      void this.ctx.store.accounts.put(record);
     });
     this.cache.set(record.id, record);
     return toAccountView(record);
@@ -119,7 +106,7 @@ export class AccountActor {
     const next = change(this.load(id));
     this.cache.set(id, next);
     this.dirty.delete(id);
-    await this.ctx.store.accounts.put(id, next);
+    await this.ctx.store.accounts.put(next);
     return toAccountView(next);
   }
 
@@ -157,7 +144,7 @@ export class AccountActor {
     this.flushTimer = null;
     for (const id of this.dirty) {
       const record = this.cache.get(id);
-      if (record) void this.ctx.store.accounts.put(id, record);
+      if (record) void this.ctx.store.accounts.put(record);
     }
     this.dirty.clear();
   }
@@ -207,7 +194,7 @@ export class AccountActor {
       fail('unauthorized', 'The API key is invalid');
     }
     if (credential === 'api_key' && !hashesEqual(record.key_hash, credentialHash)) fail('unauthorized', 'The API key is invalid');
-    if (credential === 'access_token' && !this.tokenValid(accountId, credentialHash)) fail('unauthorized', 'The access token is invalid or expired');
+    if (credential === 'access_token' && !this.accessTokenValid(accountId, credentialHash)) fail('unauthorized', 'The access token is invalid or expired');
     const plan = this.plan(record);
     const w = this.window(accountId);
     const reset_s = this.resetSeconds();
@@ -246,21 +233,15 @@ export class AccountActor {
 
   /** { reserved: false } when the account already holds the domain (adding it again is idempotent). */
   private reserveDomain(accountId: string, domain: string, max: number): Promise<{ reserved: boolean }> {
-    const slots = this.ctx.store.db<number>('account_domains');
+    const { accounts } = this.ctx.store;
     return this.ctx.store.transaction(() => {
-      if (slots.get([accountId, domain]) !== undefined) return { reserved: false };
-      if (slots.getKeysCount(prefixRange([accountId])) >= max) {
+      if (accounts.holdsDomain(accountId, domain)) return { reserved: false };
+      if (accounts.domainCount(accountId) >= max) {
         fail('limit_reached', `An account can have at most ${max} custom domains; delete one first`);
       }
-      slots.put([accountId, domain], 1);
+      accounts.holdDomain(accountId, domain);
       return { reserved: true };
     });
-  }
-
-  /** OAuth access tokens live with their account, stored only as SHA-256 hashes. */
-  private tokenValid(accountId: string, hash: string): boolean {
-    const token = this.ctx.store.db<{ account_id: string; kind: string; expires_at: number }>('oauth_tokens').get(hash);
-    return !!token && token.account_id === accountId && token.kind === 'access_token' && token.expires_at > this.ctx.now();
   }
 
   private usage(accountId: string) {

@@ -3,7 +3,6 @@
 import type { Config } from '../config/config.js';
 import type { Sealer } from '../security/sealer.js';
 import type { ShardStore } from '../storage/shard-store.js';
-import type { CancelSignal } from '../util/cancel.js';
 import type { WaiterRegistry } from './waiters.js';
 
 export interface ActorContext {
@@ -13,10 +12,4 @@ export interface ActorContext {
   readonly waiters: WaiterRegistry;
   readonly sealer: Sealer;
   now(): number;
-}
-
-/** Per-request facts the dispatcher hands an actor: the caller may cancel a long-poll. */
-export interface RequestScope {
-  readonly signal: CancelSignal;
-  readonly deadline: number;
 }

@@ -1,30 +1,16 @@
 // DomainActor: custom domains, owned by the shard of the lowercase domain name. Several accounts
 // may hold the same unverified domain, each with its own token; the first to verify owns it.
 import { fail } from '../errors/registry.js';
-import { prefixRange } from '../storage/shard-store.js';
 import { randomHex } from '../util/ids.js';
-import type { DomainCommand } from './commands.js';
+import type { DomainCommand } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
-
-export interface DomainRecord {
-  domain: string;
-  account_id: string;
-  /** 32 lowercase hex characters, unique per domain and account. */
-  token: string;
-  verified: boolean;
-  added_at: string;
-  verified_at: string | null;
-}
+import type { DomainRecord } from '../contract/model.js';
 
 export class DomainActor {
   constructor(private readonly ctx: ActorContext) {}
 
   private get domains() {
-    return this.ctx.store.db<DomainRecord>('domains');
-  }
-
-  private get byAccount() {
-    return this.ctx.store.db<number>('domains_by_account');
+    return this.ctx.store.domains;
   }
 
   handle(cmd: DomainCommand): unknown {
@@ -40,12 +26,12 @@ export class DomainActor {
       case 'domain.delete':
         return this.remove(cmd.accountId, cmd.domain);
       case 'domain.verified_for':
-        return this.domains.get([cmd.domain, cmd.accountId])?.verified === true;
+        return this.domains.get(cmd.domain, cmd.accountId)?.verified === true;
     }
   }
 
   private own(accountId: string, domain: string): DomainRecord {
-    const record = this.domains.get([domain, accountId]);
+    const record = this.domains.get(domain, accountId);
     if (!record) fail('domain_not_found', `The domain ${domain} is not on your account`);
     return record;
   }
@@ -59,29 +45,28 @@ export class DomainActor {
   }
 
   private verifiedOwner(domain: string): string | null {
-    for (const { value } of this.domains.getRange(prefixRange([domain]))) if (value.verified) return value.account_id;
+    for (const claim of this.domains.claims(domain)) if (claim.verified) return claim.account_id;
     return null;
   }
 
   private async add(accountId: string, domain: string): Promise<{ created: boolean; record: DomainRecord }> {
     return this.ctx.store.transaction(() => {
-      const existing = this.domains.get([domain, accountId]);
+      const existing = this.domains.get(domain, accountId);
       if (existing) return { created: false, record: existing };
       const owner = this.verifiedOwner(domain);
       if (owner && owner !== accountId) fail('domain_taken', `The domain ${domain} is verified by another account`);
       const record: DomainRecord = {
         domain, account_id: accountId, token: randomHex(16), verified: false, added_at: new Date(this.ctx.now()).toISOString(), verified_at: null,
       };
-      this.domains.put([domain, accountId], record);
-      this.byAccount.put([accountId, domain], 1);
+      this.domains.create(record);
       return { created: true, record };
     });
   }
 
   private list(accountId: string): DomainRecord[] {
     const out: DomainRecord[] = [];
-    for (const { key } of this.byAccount.getRange(prefixRange([accountId]))) {
-      const record = this.domains.get([(key as string[])[1]!, accountId]);
+    for (const domain of this.domains.domainsOf(accountId)) {
+      const record = this.domains.get(domain, accountId);
       if (record) out.push(record);
     }
     return out;
@@ -94,7 +79,7 @@ export class DomainActor {
       const owner = this.verifiedOwner(domain);
       if (owner && owner !== accountId) fail('domain_taken', `The domain ${domain} is verified by another account`);
       const next = { ...record, verified: true, verified_at: new Date(this.ctx.now()).toISOString() };
-      this.domains.put([domain, accountId], next);
+      this.domains.update(next);
       return next;
     });
   }
@@ -102,8 +87,7 @@ export class DomainActor {
   private async remove(accountId: string, domain: string): Promise<DomainRecord> {
     return this.ctx.store.transaction(() => {
       const record = this.own(accountId, domain);
-      this.domains.remove([domain, accountId]);
-      this.byAccount.remove([accountId, domain]);
+      this.domains.remove(record);
       return record;
     });
   }

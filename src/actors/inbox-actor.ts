@@ -1,15 +1,13 @@
 // InboxActor: an inbox, its messages and their raw sources, and the long-polls parked on it.
 // Delivery commits the message, then wakes the waiters of that inbox on this same shard.
 import { fail, MailcueError } from '../errors/registry.js';
-import { prefixRange } from '../storage/shard-store.js';
-import { answersAuthWait, type Authentication } from '../mail/authentication.js';
+import { answersAuthWait, type Authentication } from '../contract/authentication.js';
 import { messageIdCursor, newMessageId } from '../util/ids.js';
-import type { InboxCommand, MessageCommand } from './commands.js';
-import type { ActorContext, RequestScope } from './context.js';
-import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from './model.js';
+import type { InboxCommand, MessageCommand } from '../contract/commands.js';
+import type { ActorContext } from './context.js';
+import type { RequestScope, WaitResult } from '../contract/results.js';
+import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from '../contract/model.js';
 import type { WaitOutcome, Waiter } from './waiters.js';
-
-export type WaitResult = { timed_out: false; message: MessageRecord } | { timed_out: true; message: null };
 
 export class InboxActor {
   /** Run inside the delivery transaction (the webhook outbox commits with the message). */
@@ -36,7 +34,7 @@ export class InboxActor {
       case 'inbox.delete_by_domain':
         return this.removeDomain(cmd.accountId, cmd.domain);
       case 'inbox.accepts':
-        return this.ctx.store.inboxes.get(cmd.address)?.account_id ?? null;
+        return this.ownerOf(cmd.address);
       case 'inbox.deliver':
         return this.deliver(cmd.address, cmd);
       case 'message.list':
@@ -53,7 +51,7 @@ export class InboxActor {
         return this.getMessage(cmd.accountId, cmd.address, cmd.id, cmd.markRead);
       case 'message.raw':
         this.message(cmd.accountId, cmd.address, cmd.id);
-        return this.ctx.store.raw.getBinary([cmd.address, cmd.id]) ?? fail('message_not_found', `No message ${cmd.id}`);
+        return this.ctx.store.messages.raw(cmd.address, cmd.id) ?? fail('message_not_found', `No message ${cmd.id}`);
       case 'message.delete':
         return this.deleteMessage(cmd.accountId, cmd.address, cmd.id);
       case 'message.wait':
@@ -61,6 +59,11 @@ export class InboxActor {
       case 'message.set_auth':
         return this.setAuth(cmd.address, cmd.id, cmd.authentication);
     }
+  }
+
+  /** The account an inbox belongs to, or null (other actors ask here rather than read inboxes). */
+  ownerOf(address: string): string | null {
+    return this.ctx.store.inboxes.get(address)?.account_id ?? null;
   }
 
   /** Another account's inbox answers exactly like a missing one, so addresses do not leak. */
@@ -72,7 +75,7 @@ export class InboxActor {
 
   private message(accountId: string, address: string, id: string): MessageRecord {
     this.owned(accountId, address);
-    const message = this.ctx.store.messages.get([address, id]);
+    const message = this.ctx.store.messages.get(address, id);
     if (!message) fail('message_not_found', `Message ${id} not found in ${address}`);
     return message;
   }
@@ -85,8 +88,7 @@ export class InboxActor {
     };
     await store.transaction(() => {
       if (store.inboxes.get(address)) fail('address_taken', `The address ${address} is already taken`);
-      store.inboxes.put(address, record);
-      store.inboxesByAccount.put([accountId, address], 1);
+      store.inboxes.create(record);
     });
     return toInboxView(record);
   }
@@ -96,7 +98,7 @@ export class InboxActor {
     const { store } = this.ctx;
     return store.transaction(() => {
       const next = { ...this.owned(accountId, address), require_auth: requireAuth };
-      store.inboxes.put(address, next);
+      store.inboxes.update(next);
       return toInboxView(next);
     });
   }
@@ -105,10 +107,10 @@ export class InboxActor {
   private async setAuth(address: string, id: string, authentication: Authentication): Promise<{ id: string }> {
     const { store } = this.ctx;
     const updated = await store.transaction(() => {
-      const current = store.messages.get([address, id]);
+      const current = store.messages.get(address, id);
       if (!current) fail('message_not_found', `Message ${id} not found in ${address}`);
       const next = { ...current, authentication };
-      store.messages.put([address, id], next);
+      store.messages.put(next);
       return next;
     });
     this.ctx.waiters.deliver(address, updated, true);
@@ -117,8 +119,8 @@ export class InboxActor {
 
   private list(accountId: string): InboxView[] {
     const out: InboxView[] = [];
-    for (const { key } of this.ctx.store.inboxesByAccount.getRange(prefixRange([accountId]))) {
-      const inbox = this.ctx.store.inboxes.get((key as string[])[1]!);
+    for (const address of this.ctx.store.inboxes.addressesOf(accountId)) {
+      const inbox = this.ctx.store.inboxes.get(address);
       if (inbox) out.push(toInboxView(inbox));
     }
     return out;
@@ -137,23 +139,15 @@ export class InboxActor {
   /** Inside a transaction: the inbox record, its index entry, messages and raw sources. */
   private dropInbox(accountId: string, address: string): void {
     const { store } = this.ctx;
-    for (const key of store.messages.getKeys(prefixRange([address]))) {
-      store.messages.remove(key);
-      store.raw.remove(key);
-    }
-    store.inboxes.remove(address);
-    store.inboxesByAccount.remove([accountId, address]);
+    store.messages.removeInbox(address);
+    store.inboxes.remove(accountId, address);
     for (const hook of this.inboxDropped) hook(address);
   }
 
   private async removeDomain(accountId: string, domain: string): Promise<string[]> {
     const { store } = this.ctx;
     const removed = await store.transaction(() => {
-      const addresses: string[] = [];
-      for (const { key } of store.inboxesByAccount.getRange(prefixRange([accountId]))) {
-        const address = (key as string[])[1]!;
-        if (address.endsWith(`@${domain}`)) addresses.push(address);
-      }
+      const addresses = store.inboxes.addressesOf(accountId).filter((address) => address.endsWith(`@${domain}`));
       for (const address of addresses) this.dropInbox(accountId, address);
       return addresses;
     });
@@ -169,9 +163,8 @@ export class InboxActor {
     await store.transaction(() => {
       const current = store.inboxes.get(address);
       if (!current) fail('inbox_not_found', `Inbox ${address} not found`);
-      store.inboxes.put(address, { ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
-      store.messages.put([address, message.id], message);
-      store.raw.put([address, message.id], Buffer.from(cmd.raw.buffer, cmd.raw.byteOffset, cmd.raw.byteLength));
+      store.inboxes.update({ ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
+      store.messages.put(message, cmd.raw);
       for (const hook of this.inTransaction) hook(message);
     });
     this.ctx.waiters.deliver(address, message);
@@ -180,16 +173,14 @@ export class InboxActor {
   }
 
   private newest(address: string): MessageRecord | undefined {
-    const { start, end } = prefixRange([address]);
-    for (const { value } of this.ctx.store.messages.getRange({ start: end, end: start, reverse: true, limit: 1 })) return value;
+    for (const message of this.ctx.store.messages.newestFirst(address)) return message;
     return undefined;
   }
 
   private listMessages(accountId: string, address: string, limit: number, unreadOnly: boolean): MessageSummary[] {
     this.owned(accountId, address);
-    const { start, end } = prefixRange([address]);
     const out: MessageSummary[] = [];
-    for (const { value } of this.ctx.store.messages.getRange({ start: end, end: start, reverse: true })) {
+    for (const value of this.ctx.store.messages.newestFirst(address)) {
       if (unreadOnly && value.read) continue;
       out.push(toSummary(value));
       if (out.length >= limit) break;
@@ -202,13 +193,13 @@ export class InboxActor {
     if (!markRead || message.read) return message;
     const { store } = this.ctx;
     return store.transaction(() => {
-      const current = store.messages.get([address, id]);
+      const current = store.messages.get(address, id);
       const inbox = store.inboxes.get(address);
       if (!current || !inbox) fail('message_not_found', `Message ${id} not found in ${address}`);
       if (current.read) return current;
       const next = { ...current, read: true };
-      store.messages.put([address, id], next);
-      store.inboxes.put(address, { ...inbox, unread_count: Math.max(0, inbox.unread_count - 1) });
+      store.messages.put(next);
+      store.inboxes.update({ ...inbox, unread_count: Math.max(0, inbox.unread_count - 1) });
       return next;
     });
   }
@@ -218,9 +209,8 @@ export class InboxActor {
     await store.transaction(() => {
       const message = this.message(accountId, address, id);
       const inbox = store.inboxes.get(address)!;
-      store.messages.remove([address, id]);
-      store.raw.remove([address, id]);
-      store.inboxes.put(address, {
+      store.messages.remove(address, id);
+      store.inboxes.update({
         ...inbox, message_count: Math.max(0, inbox.message_count - 1), unread_count: Math.max(0, inbox.unread_count - (message.read ? 0 : 1)),
       });
     });
@@ -229,9 +219,7 @@ export class InboxActor {
 
   /** The first message newer than `since` that matches, if one is already stored. */
   private firstAfter(address: string, since: string, match: 'any' | 'code', requireAuth: boolean): MessageRecord | undefined {
-    const { end } = prefixRange([address]);
-    for (const { key, value } of this.ctx.store.messages.getRange({ start: [address, since], end })) {
-      if ((key as string[])[1] === since) continue;
+    for (const value of this.ctx.store.messages.after(address, since)) {
       if (requireAuth && !answersAuthWait(value.authentication)) continue;
       if (match === 'any' || value.otp !== null || value.verification_link !== null) return value;
     }
@@ -242,7 +230,7 @@ export class InboxActor {
     const requireAuth = this.owned(cmd.accountId, cmd.address).require_auth ?? false;
     if (cmd.since !== null) {
       const found = this.firstAfter(cmd.address, cmd.since, cmd.match, requireAuth);
-      if (found) return { timed_out: false, message: found };
+      if (found) return { timed_out: false, message: toSummary(found) };
     }
     if (scope.signal.aborted) return { timed_out: true, message: null };
     const now = this.ctx.now();
@@ -280,6 +268,6 @@ class PendingWait implements Waiter {
   settle(outcome: WaitOutcome): void {
     if (outcome === 'timeout') this.resolve({ timed_out: true, message: null });
     else if (outcome instanceof Error) this.reject(outcome);
-    else this.resolve({ timed_out: false, message: outcome });
+    else this.resolve({ timed_out: false, message: toSummary(outcome) });
   }
 }

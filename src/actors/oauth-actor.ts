@@ -3,27 +3,12 @@
 // shard checks PKCE, expiry and single use in one transaction.
 import { createHash } from 'node:crypto';
 import { fail } from '../errors/registry.js';
-import type { OAuthCommand } from './commands.js';
+import type { OAuthCommand } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
+import type { IssuedTokens } from '../contract/results.js';
 
 export const ACCESS_TOKEN_TTL_MS = 3_600_000;
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3_600_000;
-
-export interface TokenRecord {
-  account_id: string;
-  kind: 'auth_code' | 'access_token' | 'refresh_token';
-  expires_at: number;
-  scope: string;
-  /** Authorization codes only: what the token request must match. */
-  code_challenge?: string;
-  redirect_uri?: string | null;
-  resource?: string | null;
-}
-
-export interface IssuedTokens {
-  scope: string;
-  expires_in: number;
-}
 
 function s256(verifier: string): string {
   return createHash('sha256').update(verifier, 'ascii').digest('base64url');
@@ -33,7 +18,13 @@ export class OAuthActor {
   constructor(private readonly ctx: ActorContext) {}
 
   private get tokens() {
-    return this.ctx.store.db<TokenRecord>('oauth_tokens');
+    return this.ctx.store.tokens;
+  }
+
+  /** Whether an access token (by hash) is live and belongs to the account; admission asks here. */
+  accessTokenValid(accountId: string, hash: string): boolean {
+    const token = this.tokens.get(hash);
+    return !!token && token.account_id === accountId && token.kind === 'access_token' && token.expires_at > this.ctx.now();
   }
 
   handle(cmd: OAuthCommand): unknown {

@@ -4,20 +4,14 @@ import type { Config } from '../config/config.js';
 import { Sealer } from '../security/sealer.js';
 import { openShardStore, type ShardStore } from '../storage/shard-store.js';
 import { AccountActor } from './account-actor.js';
-import type { Command } from './commands.js';
-import type { ActorContext, RequestScope } from './context.js';
+import type { Command } from '../contract/commands.js';
+import type { ActorContext } from './context.js';
+import type { RequestScope, ShardStats } from '../contract/results.js';
 import { DomainActor } from './domain-actor.js';
 import { InboxActor } from './inbox-actor.js';
 import { OAuthActor } from './oauth-actor.js';
 import { WebhookActor } from './webhook-actor.js';
 import { WaiterRegistry } from './waiters.js';
-
-export interface ShardStats {
-  shard: number;
-  parked_waiters: number;
-  inboxes: number;
-  messages: number;
-}
 
 export class ShardActors {
   readonly ctx: ActorContext;
@@ -32,11 +26,12 @@ export class ShardActors {
     this.ctx = {
       shardId, config, store, waiters: new WaiterRegistry(), sealer: new Sealer(masterKey), now: () => Date.now(),
     };
-    this.accounts = new AccountActor(this.ctx);
+    // Actors never read each other's records: one that needs another's answer is handed its method.
+    this.oauth = new OAuthActor(this.ctx);
+    this.accounts = new AccountActor(this.ctx, (accountId, hash) => this.oauth.accessTokenValid(accountId, hash));
     this.inboxes = new InboxActor(this.ctx);
     this.domains = new DomainActor(this.ctx);
-    this.oauth = new OAuthActor(this.ctx);
-    this.webhooks = new WebhookActor(this.ctx);
+    this.webhooks = new WebhookActor(this.ctx, (address) => this.inboxes.ownerOf(address));
     // The outbox entry commits with the message; sending starts once the commit is durable.
     this.inboxes.inTransaction.push((message) => this.webhooks.enqueue(message));
     this.inboxes.inboxDropped.push((address) => this.webhooks.dropInbox(address));
@@ -69,8 +64,8 @@ export class ShardActors {
     return {
       shard: this.ctx.shardId,
       parked_waiters: this.ctx.waiters.size,
-      inboxes: (this.ctx.store.inboxes.getStats() as { entryCount: number }).entryCount,
-      messages: (this.ctx.store.messages.getStats() as { entryCount: number }).entryCount,
+      inboxes: this.ctx.store.inboxes.count(),
+      messages: this.ctx.store.messages.count(),
     };
   }
 

@@ -2,8 +2,8 @@
 // its deadline passes, or its caller cancels; each path removes it, so the count returns to zero.
 // Deadlines sit on one coarse timer wheel rather than a timer each: tens of thousands of parked
 // waiters then cost one interval, and a timeout answers at most TICK_MS late.
-import { answersAuthWait } from '../mail/authentication.js';
-import type { MessageRecord } from './model.js';
+import { answersAuthWait } from '../contract/authentication.js';
+import type { MessageRecord } from '../contract/model.js';
 
 /** What ends a wait: the message that answers it, a timeout, or an error. */
 export type WaitOutcome = MessageRecord | 'timeout' | Error;

@@ -1,84 +1,117 @@
 #!/usr/bin/env node
-// Entry points: `mailcue serve` (embedded: front + shard worker threads), `mailcue front`,
-// `mailcue shard` (cluster processes) and `mailcue admin` (account administration).
-import path from 'node:path';
-import { ConfigError, loadConfig, parseShardMap, type Config } from '../config/config.js';
-import { createLogger } from '../obs/logger.js';
-import { resolveMasterKey } from '../security/sealer.js';
-import { runAdmin } from './admin.js';
+// `mailcue`: the server entry points (serve, front, shard, admin) and the REST client (inbox,
+// messages, wait, domains, webhooks, account, login), one commander tree so `--help` and shell
+// completion cover everything. Server code is loaded only when a server command runs.
+import { Command, CommanderError } from 'commander';
+import { registerAccount } from './client/account.js';
+import { registerCompletion } from './client/completion.js';
+import { DEFAULT_URL } from './client/connection.js';
+import { registerDomains } from './client/domains.js';
+import { CliError, EXIT, EXIT_CODES_HELP } from './client/errors.js';
+import { registerInbox } from './client/inbox.js';
+import { registerMessages } from './client/messages.js';
+import { Output } from './client/output.js';
+import { registerWait } from './client/wait.js';
+import { registerWebhooks } from './client/webhooks.js';
 import { parseArgs } from './args.js';
 
-const USAGE = `usage:
-  mailcue serve                                   front tier + MAILCUE_SHARD_COUNT shard threads
-  mailcue shard --id K --listen HOST:PORT [--data DIR]
-  mailcue front --shards 0=HOST:PORT,1=HOST:PORT
-  mailcue admin create-account --plan PLAN [--name NAME]
-  mailcue admin set-plan ACCOUNT_ID PLAN
-  mailcue admin rotate-key ACCOUNT_ID`;
+const VERSION = '0.1.0';
+const SERVER_COMMANDS = ['serve', 'shard', 'front', 'admin'] as const;
+type ServerCommand = (typeof SERVER_COMMANDS)[number];
 
-function onSignals(stop: () => Promise<void>): void {
-  let stopping = false;
-  const handler = () => {
-    if (stopping) return;
-    stopping = true;
-    stop().then(() => process.exit(0), () => process.exit(1));
+/** Server commands keep their own argument reading; commander only documents them. */
+function runServer(command: ServerCommand): () => Promise<void> {
+  return async () => {
+    const argv = process.argv.slice(2);
+    const { runServerCommand } = await import('./server.js');
+    const code = await runServerCommand(command, parseArgs(argv.slice(argv.indexOf(command) + 1)));
+    if (code !== 0) process.exitCode = code;
   };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
 }
 
-async function serve(config: Config): Promise<void> {
-  const log = createLogger(config.logLevel, 'mailcue');
-  const { startEmbeddedShards } = await import('../shard/supervisor.js');
-  const { startFront } = await import('../front/front-server.js');
-  const masterKey = resolveMasterKey(config.masterKey, config.dataDir);
-  const shards = await startEmbeddedShards(config, masterKey, log);
-  const front = await startFront(config, shards.shards, log);
-  onSignals(async () => {
-    await front.stop();
-    await shards.stop();
-  });
+function registerServer(program: Command): void {
+  program.command('serve').description('run the service: front tier + MAILCUE_SHARD_COUNT shard threads (configured by MAILCUE_* env)')
+    .action(runServer('serve'));
+  program.command('shard').description('run one shard process of a cluster')
+    .requiredOption('--id <k>', 'shard number').requiredOption('--listen <host:port>', 'gRPC listen address').option('--data <dir>', 'data directory')
+    .action(runServer('shard'));
+  program.command('front').description('run a front process (REST, MCP, SMTP) of a cluster')
+    .option('--shards <map>', 'shard map, e.g. 0=HOST:PORT,1=HOST:PORT (default MAILCUE_SHARDS)')
+    .action(runServer('front'));
+  const admin = program.command('admin').description('administer accounts over gRPC to the running shards');
+  admin.command('create-account').description('create an account and print its API key (shown once)')
+    .requiredOption('--plan <plan>', 'free, developer, startup, growth or enterprise').option('--name <name>', 'account name')
+    .action(runServer('admin'));
+  admin.command('set-plan').description("change an account's plan").argument('<account_id>').argument('[plan]').option('--plan <plan>', 'the new plan')
+    .action(runServer('admin'));
+  admin.command('rotate-key').description('issue a new API key; the old one stops working').argument('<account_id>')
+    .action(runServer('admin'));
 }
 
-async function shard(config: Config, flags: Map<string, string>): Promise<void> {
-  const id = Number(flags.get('id'));
-  const listen = flags.get('listen');
-  if (!Number.isInteger(id) || id < 0 || !listen) throw new ConfigError('mailcue shard needs --id K and --listen HOST:PORT');
-  const dataDir = path.resolve(flags.get('data') ?? path.join(config.dataDir, `shard-${id}`));
-  const log = createLogger(config.logLevel, `shard-${id}`);
-  const { startShardHost } = await import('../shard/shard-host.js');
-  const masterKey = resolveMasterKey(config.masterKey, path.dirname(dataDir));
-  const host = await startShardHost({ id, config, listen, dataDir, masterKey, log });
-  onSignals(() => host.stop());
-}
+function buildProgram(): Command {
+  const program = new Command('mailcue')
+    .description('Mailcue: email inboxes for AI agents and test automation — server and command-line client')
+    .version(VERSION)
+    .option('--url <url>', `service URL (env MAILCUE_URL, else the login profile, else ${DEFAULT_URL})`)
+    .option('--api-key <key>', 'API key (env MAILCUE_API_KEY, else the login profile)')
+    .option('--json', "print the API's data as one JSON document")
+    .option('-q, --quiet', 'print only identifiers (addresses, ids, codes)')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .addHelpText('after', `
+Output: tables on a terminal, tab-separated rows when piped, --json for scripts. Colour only on a
+terminal, never with NO_COLOR set.
 
-async function front(config: Config, flags: Map<string, string>): Promise<void> {
-  const raw = flags.get('shards');
-  const shards = raw ? parseShardMap(raw, '--shards') : config.shards;
-  if (shards.length === 0) throw new ConfigError('mailcue front needs --shards or MAILCUE_SHARDS');
-  const log = createLogger(config.logLevel, 'front');
-  const { startFront } = await import('../front/front-server.js');
-  const f = await startFront(config, shards, log);
-  onSignals(() => f.stop());
+${EXIT_CODES_HELP}
+
+Examples:
+  mailcue login --url https://mail.example.com
+  INBOX=$(mailcue inbox create)
+  CODE=$(mailcue wait "$INBOX" --since start --otp --timeout 120)
+  mailcue messages list "$INBOX" --json`);
+  program.exitOverride();
+  registerInbox(program);
+  registerMessages(program);
+  registerWait(program);
+  registerDomains(program);
+  registerWebhooks(program);
+  registerAccount(program);
+  registerCompletion(program);
+  registerServer(program);
+  // Every subcommand: the exit-code table under its help, and usage errors thrown, not exited.
+  const each = (cmd: Command) => {
+    for (const c of cmd.commands) {
+      c.exitOverride();
+      c.showHelpAfterError('(run with --help for usage)');
+      each(c);
+    }
+  };
+  each(program);
+  return program;
 }
 
 async function main(): Promise<void> {
-  const [command, ...rest] = process.argv.slice(2);
-  const args = parseArgs(rest);
-  const config = loadConfig();
-  switch (command) {
-    case 'serve':
-      return serve(config);
-    case 'shard':
-      return shard(config, args.flags);
-    case 'front':
-      return front(config, args.flags);
-    case 'admin':
-      process.exitCode = await runAdmin(config, args);
+  const program = buildProgram();
+  if (process.argv.length <= 2) {
+    program.outputHelp();
+    return;
+  }
+  try {
+    await program.parseAsync(process.argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version exit 0; everything else commander reports is a usage error.
+      process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
-    default:
-      console.error(USAGE);
-      process.exitCode = command ? 2 : 0;
+    }
+    const json = process.argv.includes('--json');
+    const out = new Output({ json, quiet: false });
+    if (err instanceof CliError) {
+      out.error(err);
+      process.exitCode = err.exitCode;
+      return;
+    }
+    throw err;
   }
 }
 

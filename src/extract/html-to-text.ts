@@ -14,6 +14,8 @@ export interface HtmlLink {
   alt: string;
   /** src/class of images and the link's own title/class, lower-cased (logo detection). */
   extra: string;
+  /** Drawn as a button: a background, border or padding on the link, or a coloured cell around it. */
+  button: boolean;
 }
 
 export interface HtmlReading {
@@ -79,6 +81,30 @@ function emphasised(name: string, attrs: Map<string, string> | null): boolean {
 interface Frame {
   name: string;
   emph: boolean;
+  /** The element paints a box (background colour or border): a cell around a button link. */
+  box: boolean;
+}
+
+const INLINE = new Set(['span', 'font', 'b', 'strong', 'em', 'i', 'u', 'center', 'small', 'big']);
+const BUTTON_STYLE = /background(?:-color)?\s*:\s*(?!none|transparent|#fff(?:fff)?\b|white)|border\s*:\s*[1-9]|border-radius\s*:\s*[1-9]|padding\s*:\s*[1-9]/;
+
+function paintsBox(attrs: Map<string, string> | null): boolean {
+  if (!attrs) return false;
+  const bg = attrs.get('bgcolor');
+  if (bg && !/^#?(?:fff(?:fff)?|white)$/i.test(bg.trim())) return true;
+  const style = attrs.get('style');
+  return style !== undefined && BUTTON_STYLE.test(style.toLowerCase());
+}
+
+/** A link drawn as a button: its own box or class, or the box of the block it sits in. */
+function isButton(attrs: Map<string, string> | null, stack: Frame[]): boolean {
+  if (paintsBox(attrs) || /\b(?:btn|button|cta)\b/i.test(`${attrs?.get('class') ?? ''} ${attrs?.get('role') ?? ''}`)) return true;
+  for (let k = stack.length - 1; k >= 0 && k >= stack.length - 4; k--) {
+    const f = stack[k]!;
+    if (f.box) return true;
+    if (!INLINE.has(f.name)) return false;
+  }
+  return false;
 }
 
 /** Convert HTML to visible text plus emphasis ranges and links. Looks at about `cap` characters of markup. */
@@ -243,7 +269,10 @@ export function htmlToText(html: string, cap = PART_CAP): HtmlReading {
       closeLink();
       const href = decodeEntities(attrs?.get('href') ?? '', true).trim();
       const start = outLen + (pending > 0 && outLen > 0 ? 1 : 0);
-      link = { href, start, end: start, alt: '', extra: `${attrs?.get('title') ?? ''} ${attrs?.get('class') ?? ''}`.toLowerCase() };
+      link = {
+        href, start, end: start, alt: '', extra: `${attrs?.get('title') ?? ''} ${attrs?.get('class') ?? ''}`.toLowerCase(),
+        button: isButton(attrs, stack),
+      };
     } else if (name === 'img' && link) {
       link.alt += ` ${decodeEntities(attrs?.get('alt') ?? '', true)}`;
       link.extra += ` img ${(attrs?.get('src') ?? '').slice(0, 300)} ${attrs?.get('class') ?? ''}`.toLowerCase();
@@ -255,7 +284,7 @@ export function htmlToText(html: string, cap = PART_CAP): HtmlReading {
     }
     const emph = emphasised(name, attrs);
     if (emph) emphDepth++;
-    stack.push({ name, emph });
+    stack.push({ name, emph, box: name !== 'a' && paintsBox(attrs) });
   }
   closeLink();
   return { text: out.join(''), emphasis, links };

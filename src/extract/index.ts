@@ -2,14 +2,20 @@
 // decoded message (subject, text/plain, text/html). Pure and synchronous; no runtime dependencies.
 import { htmlToText } from './html-to-text.js';
 import { CODE_WORD, otpKeywords } from './keywords.js';
-import { isWebUrl, leadBefore, type LinkCandidate, pickLink, subjectSignals, textLinkCandidates } from './link.js';
+import { asksFor, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, pickLink, subjectSignals, textLinkCandidates } from './link.js';
 import { type OtpPart, pickOtp } from './otp.js';
-import { cleanText, findUrls, foldDigits, maskUrlsAndEmails, SUBJECT_CAP } from './text-prep.js';
+import { cleanText, findUrls, foldDigits, maskUrlsAndEmails, SUBJECT_CAP, type UrlSpan } from './text-prep.js';
 
 export interface ExtractInput {
   subject?: string | null;
   text?: string | null;
   html?: string | null;
+}
+
+/** Why each value was picked, or why it is null: short, human-readable, for the full message view. */
+export interface ExtractionReasons {
+  otp_reason: string;
+  link_reason: string;
 }
 
 export interface Extraction {
@@ -23,12 +29,36 @@ export interface Extraction {
 const DOC_SCAN = 64 * 1024;
 const ALL_URLS = 100_000;
 
+/** The body with every link's own words cut out, so only the surrounding text can ask for the act. */
+function outsideLinks(text: string, spans: Array<[number, number]>): string {
+  const parts: string[] = [];
+  let last = 0;
+  for (const [a, b] of spans) {
+    if (a >= DOC_SCAN) break;
+    if (a > last) parts.push(text.slice(last, a));
+    last = Math.max(last, b);
+  }
+  parts.push(text.slice(last, DOC_SCAN));
+  return parts.join(' ');
+}
+
+/** Plain text minus the lines that hold URLs (their labels are the links' own words). */
+function linesWithoutUrls(text: string, urls: UrlSpan[]): string {
+  const spans: Array<[number, number]> = urls.map((u) => {
+    const a = text.lastIndexOf('\n', u.start) + 1;
+    const e = text.indexOf('\n', u.end);
+    return [a, e === -1 ? text.length : e];
+  });
+  return outsideLinks(text, spans);
+}
+
 /**
- * Extract the one-time code and verification link. HTML is read by our own reader (entities
- * decoded, emphasis and anchors kept); the text part is read too, since it may hold the only copy.
- * Each part is examined up to PART_CAP characters, so the cost is bounded whatever the input size.
+ * Extract the one-time code and verification link, with the reason for each. HTML is read by our
+ * own reader (entities decoded, emphasis, buttons and anchors kept); the text part is read too,
+ * since it may hold the only copy. Each part is examined up to PART_CAP characters, so the cost is
+ * bounded whatever the input size.
  */
-export function extract(input: ExtractInput): Extraction {
+export function explain(input: ExtractInput): Extraction & ExtractionReasons {
   const subject = cleanText(input.subject ?? '', SUBJECT_CAP).replace(/\n/g, ' ');
   const text = input.text ? cleanText(input.text) : '';
   const reading = input.html ? htmlToText(input.html) : null;
@@ -42,11 +72,15 @@ export function extract(input: ExtractInput): Extraction {
     { text: maskUrlsAndEmails(text, textUrls), emphasis: [] },
   ];
   const codeIn = (s: string): boolean => otpKeywords.has(s.length > DOC_SCAN ? s.slice(0, DOC_SCAN) : s, CODE_WORD);
-  const docBonus = codeIn(subject) ? 2 : codeIn(htmlText) || codeIn(text) ? 1 : 0;
-  const otp = pickOtp(parts, docBonus);
+  const subjectNamesCode = codeIn(subject);
+  const docBonus = subjectNamesCode ? 2 : codeIn(htmlText) || codeIn(text) ? 1 : 0;
+  const code = pickOtp(parts, docBonus);
 
-  const signals = subjectSignals(subject);
-  let link: string | null = null;
+  const body = reading
+    ? outsideLinks(htmlText, reading.links.map((l) => [l.start, l.end]))
+    : linesWithoutUrls(text, textUrls);
+  const mail: MailSignals = { ...subjectSignals(subject, subjectNamesCode), bodyAsks: asksFor(body), hasCode: code.otp !== null, code: code.otp };
+  let link = { url: null as string | null, reason: 'the mail has no web links' };
   if (reading) {
     const candidates: LinkCandidate[] = [];
     for (const l of reading.links) {
@@ -58,10 +92,20 @@ export function extract(input: ExtractInput): Extraction {
         lead: leadBefore(htmlText, l.start),
         wide: htmlText.slice(Math.max(0, l.start - 300), l.start),
         extra: l.extra,
+        button: l.button,
       });
     }
-    link = pickLink(candidates, signals);
+    link = pickLink(candidates, mail);
   }
-  if (link === null && text) link = pickLink(textLinkCandidates(text, textUrls), signals);
-  return { otp, verification_link: link };
+  if (link.url === null && text) {
+    const fromText = pickLink(textLinkCandidates(text, textUrls), mail);
+    if (fromText.url !== null || !reading || reading.links.length === 0) link = fromText;
+  }
+  return { otp: code.otp, verification_link: link.url, otp_reason: code.reason, link_reason: link.reason };
+}
+
+/** The two values alone (the summary fields of a message). */
+export function extract(input: ExtractInput): Extraction {
+  const { otp, verification_link } = explain(input);
+  return { otp, verification_link };
 }

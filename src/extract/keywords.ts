@@ -168,6 +168,19 @@ export const CODE_WORD = 1;
 export const NUMBER_LABEL = 2;
 /** Meeting invitations: their numeric passcodes and IDs are not one-time codes. */
 export const MEETING = 3;
+/** "Enter", "use", "type": a number right after one of these is what to type in ("Use 739205 to sign in"). */
+export const ENTER = 4;
+
+const ENTER_WORDS = [
+  'enter', 'use', 'type', 'input', 'paste', 'provide', 'key in', 'eingeben', 'gib', 'geben sie', 'verwende',
+  'verwenden sie', 'nutze', 'voer', 'vul', 'gebruik', 'saisissez', 'saisir', 'entrez', 'utilisez', 'introduce',
+  'introduzca', 'ingresa', 'ingrese', 'usa', 'utiliza', 'escribe', 'digite', 'insira', 'informe', 'inserisci',
+  'utilizza', 'introduceți', 'wpisz', 'wprowadź', 'użyj', 'podaj', 'zadejte', 'použijte', 'zadajte', 'add meg',
+  'írd be', 'írja be', 'ange', 'använd', 'skriv', 'indtast', 'brug', 'skriv inn', 'bruk', 'oppgi', 'syötä',
+  'käytä', 'girin', 'girip', 'kullanın', 'εισάγετε', 'πληκτρολογήστε', 'χρησιμοποιήστε', 'введите',
+  'используйте', 'укажите', 'введіть', 'використайте', 'הזן', 'הזינו', 'הקלד', 'أدخل', 'استخدم', 'दर्ज करें',
+  'กรอก', 'ป้อน', 'nhập', 'masukkan', 'gunakan', '入力', '输入', '輸入', '입력',
+];
 
 const MEETING_WORDS = [
   'meeting', 'meeting id', 'webinar', 'dial in', 'conference id', 'join zoom', 'zoom meeting', 'teams meeting',
@@ -195,6 +208,10 @@ const CODE_WORDS = [
   '验证码', '驗證碼', '校验码', '校驗碼', '动态码', '動態碼', '动态密码', '動態密碼', '确认码', '確認碼',
   '安全码', '安全碼', '认证码', '認證碼', '验证代码', '驗證代碼', '登录码', '登入碼', '授权码', '授權碼',
   '一次性密码', '一次性密碼', '校验代码', '动态口令', '動態口令',
+  // Other languages: Dutch/German/Nordic compounds are caught by "*code"/"*kode"/"*koodi"
+  'kod', 'kodu', 'kodem', 'kodunuz', 'kodun', 'kód', 'kódot', 'kódja', 'koden', '*kode', '*koden', '*koodi',
+  '*koodisi', 'cod', 'codul', 'κωδικός', 'κωδικό', 'κωδικού', 'קוד', 'הקוד', 'رمز', 'الرمز', 'كود', 'कोड',
+  'ओटीपी', 'รหัส', 'mã', 'kode', 'kodenya', 'รหัส otp',
   // Korean
   '인증번호', '인증 번호', '인증코드', '인증 코드', '확인코드', '확인 코드', '보안코드', '보안 코드', '코드',
   '일회용 비밀번호',
@@ -218,7 +235,7 @@ const NUMBER_LABELS = [
   'promotional code', 'discount code', 'coupon', 'coupon code', 'voucher', 'voucher code', 'gift card',
   'gift code', 'referral code', 'claim', 'policy', 'patient', 'employee', 'student', 'license', 'vat',
   'ssn', 'ext', 'extension', 'barcode', 'qr code', 'qrcode', 'error code', 'status code', 'country code',
-  'product code', 'item code', 'source code', 'shortcode', 'encode', 'decode', 'unicode', 'opcode', 'page',
+  'product code', 'item code', 'source code', 'shortcode', 'encode', 'decode', 'unicode', 'opcode',
   'total', 'subtotal', 'amount', 'balance', 'price', 'payment', 'merchant', 'transaction', 'txn', 'no', 'nr',
   'n°', 'nº', 'no.', 'nr.', 'dial', 'registration number', 'booking code', 'reservation code', 'ticket code',
   'event code', 'class code', 'course code', 'tax code', 'code review', 'code reviews', 'code base', 'codebase',
@@ -251,6 +268,18 @@ const NUMBER_LABELS = [
   '订单号', '訂單號', '订单', '訂單', '会员编号', '會員編號', '会员号', '會員號', '编号', '編號', '邮编', '郵編',
   '郵遞區號', '电话', '電話', '客服专线', '客服專線', '专线', '專線', '热线', '熱線', '账号', '帳號', '卡号',
   '卡號', '尾号', '尾號', '金额', '金額', '优惠码', '優惠碼', '邀请码', '邀請碼', '条形码', '條碼',
+  // Other languages
+  'klantnummer', 'bestelnummer', 'ordernummer', 'factuurnummer', 'kvk', 'btw', 'huisnummer', 'numer zamówienia',
+  'zamówienie', 'nip', 'regon', 'krs', 'kod pocztowy', 'numer klienta', 'číslo objednávky', 'číslo zákazníka',
+  'objednávka', 'ičo', 'dič', 'psč', 'kundnummer', 'org nr', 'organisationsnummer', 'organisasjonsnummer',
+  'postnummer', 'momsnummer', 'kundenummer', 'ordrenummer', 'cvr', 'asiakasnumero', 'tilausnumero', 'y tunnus',
+  'postinumero', 'müşteri numarası', 'müşteri no', 'sipariş', 'sipariş numarası', 'sipariş no', 'vergi no', 'mersis',
+  'posta kodu', 'αριθμός πελάτη', 'παραγγελία', 'αφμ', 'γεμη', 'τ.κ.', 'מספר לקוח', 'מספר הזמנה', 'מיקוד',
+  'ח.פ', 'رقم العميل', 'رقم الطلب', 'الرمز البريدي', 'ص.ب', 'السجل التجاري', 'الرقم الضريبي', 'ग्राहक संख्या',
+  'पिन कोड', 'ऑर्डर', 'รหัสสมาชิก', 'รหัสไปรษณีย์', 'หมายเลขคำสั่งซื้อ', 'เลขประจำตัวผู้เสียภาษี', 'mã số thuế',
+  'mã khách hàng', 'mã bưu chính', 'mã bưu điện', 'mã đơn hàng', 'đơn hàng', 'id pelanggan', 'nomor pesanan',
+  'npwp', 'kode pos', 'pesanan', 'rendelésszám', 'ügyfélszám', 'adószám', 'irányítószám', 'număr comandă',
+  'cod poștal', 'comanda', 'номер замовлення', 'numero ordine', 'partita iva',
   // Korean
   '주문번호', '주문', '우편번호', '전화', '고객센터', '계좌', '카드', '쿠폰', '쿠폰 코드',
 ];
@@ -259,4 +288,5 @@ export const otpKeywords = new KeywordMatcher([
   [CODE_WORD, CODE_WORDS],
   [NUMBER_LABEL, NUMBER_LABELS],
   [MEETING, MEETING_WORDS],
+  [ENTER, ENTER_WORDS],
 ]);

@@ -1,39 +1,95 @@
 // Multilingual phrases for the link scorer: what asks the reader to verify/confirm/sign in/reset,
-// what marks every other kind of link, and the "wasn't you?" sentences that turn a link into a
-// safety exit. Same phrase syntax as keywords.ts.
+// what marks every other kind of link, the "wasn't you?" sentences that turn a link into a safety
+// exit, and the "click/open this link" instructions. Same phrase syntax as keywords.ts.
+//
+// Languages: English, German, Dutch, French, Spanish, Portuguese, Italian, Polish, Czech, Slovak,
+// Danish, Norwegian, Swedish, Finnish, Hungarian, Romanian, Turkish, Greek, Russian, Ukrainian,
+// Hebrew, Arabic, Hindi, Thai, Vietnamese, Indonesian/Malay, Japanese, Chinese, Korean. The verbs
+// were checked against the translations of Keycloak's account e-mails (verify e-mail, reset
+// credentials, execute actions, update e-mail: themes/…/email/messages/messages_*.properties), a
+// maintained, community-translated source of exactly these transactional sentences.
 import { KeywordMatcher } from './keywords.js';
 
 export const ACTION = 1;
 export const OTHER = 2;
 export const NEGATION = 3;
 export const NEUTRALIZER = 4;
-/** Signing in is a verification act only when the mail is about signing in (magic links). */
+/** Signing in is a verification act only when the mail is about signing in (magic links, codes). */
 export const SIGN_IN = 5;
+/** "Click the link", "open this link": an instruction to follow a link, whatever for. */
+export const CLICK = 6;
+/** Names of the code itself ("verification code", "验证码"): they hold an action stem but ask for nothing. */
+export const CODE_NOUN = 7;
+
+const CODE_NOUNS = [
+  'verification code', 'confirmation code', 'activation code', 'verification number', 'verification pin',
+  'login code', 'sign in code', 'bestätigungscode', 'verifizierungscode', 'aktivierungscode', 'anmeldecode',
+  'verificatiecode', 'bevestigingscode', 'inlogcode', 'code de vérification', 'code de confirmation',
+  'código de verificación', 'código de confirmación', 'código de verificação', 'código de confirmação',
+  'codice di verifica', 'codice di conferma', 'cod de verificare', 'kod weryfikacyjny', 'kod potwierdzający',
+  'ověřovací kód', 'overovací kód', 'megerősítő kód', 'bekræftelseskode', 'bekreftelseskode', 'verifieringskod',
+  'bekräftelsekod', 'vahvistuskoodi', 'doğrulama kodu', 'onay kodu', 'κωδικός επαλήθευσης', 'κωδικός επιβεβαίωσης',
+  'код подтверждения', 'код активации', 'код підтвердження', 'קוד אימות', 'رمز التحقق', 'رمز التأكيد',
+  'सत्यापन कोड', 'รหัสยืนยัน', 'mã xác nhận', 'mã xác minh', 'mã xác thực', 'kode verifikasi', 'kode konfirmasi',
+  '認証コード', '確認コード', '認証番号', '確認番号', '验证码', '驗證碼', '确认码', '確認碼', '认证码', '認證碼',
+  '인증번호', '인증 번호', '인증코드', '인증 코드', '확인코드', '확인 코드',
+];
 
 /** Imperatives and nouns of the verification act. Past tenses ("verified", "confirmed") are absent on purpose. */
 const ACTIONS = [
   // English
   'verify', 'verification', 'confirm', 'confirmation', 'activate', 'activation', 'magic link', 'reset',
   'new password', 'set password', 'set your password', 'set up your password', 'create password', 'create your password', 'choose password', 'choose a password',
-  'choose a new password', 'complete registration', 'complete your registration', 'finish signing up',
+  'choose a new password', 'complete registration', 'complete your registration', 'finish signing up', 'finish registration',
+  'finish registering', 'finish your registration', 'complete sign up', 'complete your sign up', 'sign in link', 'login link',
+  'log in link', 'one click sign in', 'one tap sign in',
   'approve', 'authorize', 'authorise', 'validate', 'subscribe me', 'yes subscribe',
   'it was me', 'this was me', 'that was me', 'yes it\'s me', 'it\'s me', 'that\'s me', 'c\'est moi', 'soy yo',
-  'sou eu', 'это я',
+  'sou eu', 'это я', 'das war ich', 'ik was het',
   // German
   'bestätigen', 'bestätige', 'bestätigung', 'bestaetigen', 'verifizieren', 'verifiziere', 'verifizierung',
-  'aktivieren', 'aktiviere', 'aktivierung', 'zurücksetzen', 'neues passwort',
+  'aktivieren', 'aktiviere', 'aktivierung', 'zurücksetzen', 'neues passwort', 'passwort festlegen', 'anmeldelink',
   'freigeben', 'registrierung abschließen',
+  // Dutch
+  'bevestig', 'bevestigen', 'bevestiging', 'verifieer', 'verifiëren', 'verifieren', 'verificatie', 'activeer',
+  'activeren', 'activering', 'wachtwoord opnieuw instellen', 'wachtwoord herstellen', 'nieuw wachtwoord',
+  'registratie voltooien', 'inloglink',
   // French
   'vérifier', 'vérifiez', 'vérification', 'confirmer', 'confirmez', 'activer', 'activez', 'réinitialiser',
-  'réinitialisez', 'nouveau mot de passe', 'valider', 'validez',
-  'approuver',
-  // Spanish / Portuguese / Italian
+  'réinitialisez', 'nouveau mot de passe', 'valider', 'validez', 'approuver', 'lien de connexion',
+  // Spanish / Portuguese / Italian / Romanian
   'verificar', 'verifica', 'verifique', 'verificación', 'confirmar', 'confirma', 'confirme', 'confirmación',
   'activar', 'activa', 'activación', 'restablecer', 'restablece', 'nueva contraseña', 'validar', 'aprobar',
   'verificação', 'confirmação', 'ativar', 'ative', 'ativação', 'redefinir', 'nova senha', 'aprovar', 'conferma',
-  'confermare', 'verifica email', 'attiva',
-  // Russian
+  'confermare', 'verifica email', 'attiva', 'attivare', 'reimposta', 'reimpostare', 'nuova password',
+  'confirmă', 'verifică', 'activează', 'resetează', 'parolă nouă',
+  // Polish / Czech / Slovak / Hungarian
+  'potwierdź', 'potwierdz', 'potwierdzić', 'potwierdzenie', 'zweryfikuj', 'weryfikacja', 'weryfikacji', 'aktywuj',
+  'aktywacja', 'aktywować', 'zresetuj', 'resetuj', 'nowe hasło', 'ustaw hasło',
+  'potvrdit', 'potvrďte', 'potvrzení', 'potvrdiť', 'potvrdenie', 'ověřit', 'ověřte', 'ověření', 'overiť', 'overte',
+  'overenie', 'aktivovat', 'aktivujte', 'aktivovať', 'obnovit heslo', 'nové heslo', 'obnoviť heslo', 'dokončit registraci',
+  'megerősít*', 'erősítsd meg', 'erősítse meg', 'aktiválás', 'aktiváld', 'aktiválja', 'visszaállít*', 'jóváhagy*',
+  'új jelszó',
+  // Danish / Norwegian / Swedish / Finnish
+  'bekræft', 'bekræfte', 'bekræftelse', 'aktivér', 'nulstil', 'nyt kodeord', 'ny adgangskode', 'verificer',
+  'bekreft', 'bekrefte', 'bekreftelse', 'aktiver', 'tilbakestill', 'nytt passord', 'verifiser',
+  'bekräfta', 'bekräftelse', 'verifiera', 'verifiering', 'aktivera', 'återställ', 'nytt lösenord',
+  'vahvista*', 'aktivoi*', 'nollaa', 'uusi salasana', 'palauta salasana',
+  // Turkish
+  'doğrula*', 'dogrula*', 'onayla*', 'etkinleştir*', 'aktifleştir*', 'sıfırla*', 'yeni şifre',
+  // Greek (stems without the accent's position: "επιβεβαίωση", "επιβεβαιώστε")
+  'επιβεβαίω*', 'επιβεβαιώ*', 'επαλήθευ*', 'επαληθεύ*', 'ενεργοποί*', 'ενεργοποιή*', 'επαναφορά', 'νέος κωδικός',
+  // Russian / Ukrainian
   'подтверд*', 'подтвержд*', 'активир*', 'активац*', 'сбросить', 'сброс пароля', 'новый пароль', 'верифик*',
+  'підтверд*', 'підтвердж*', 'активу*', 'скинути', 'новий пароль',
+  // Hebrew / Arabic
+  'אימות', 'לאמת', 'אמתו', 'אמת את', 'אישור', 'לאשר', 'אשרו', 'אשר את', 'הפעלת', 'הפעל את', 'איפוס',
+  'تأكيد', 'أكد', 'تحقق', 'التحقق', 'تفعيل', 'فعّل', 'إعادة تعيين',
+  // Hindi / Thai / Vietnamese / Indonesian and Malay
+  'सत्यापित', 'सत्यापन', 'पुष्टि', 'सक्रिय', 'रीसेट',
+  'ยืนยัน', 'เปิดใช้งาน', 'รีเซ็ต', 'ตั้งรหัสผ่านใหม่',
+  'xác nhận', 'xác minh', 'xác thực', 'kích hoạt', 'đặt lại',
+  'verifikasi', 'konfirmasi', 'aktifkan', 'aktivasi', 'atur ulang', 'setel ulang', 'sahkan',
   // Japanese / Chinese / Korean
   '確認', '認証', '有効化', '本登録', '登録を完了', '再設定', 'リセット', '承認',
   '验证', '驗證', '确认', '激活', '啟用', '启用', '重置', '重设', '重設', '批准',
@@ -42,9 +98,25 @@ const ACTIONS = [
 
 /** Sign-in words: a magic link says them, but so does "Log in to view your statement". */
 const SIGN_INS = [
-  'sign in', 'signing in', 'log in', 'log on', 'logging in', 'login', 'anmelden', 'einloggen', 'anmeldung',
+  'sign in', 'signing in', 'log in', 'log on', 'logging in', 'login', 'sign me in', 'log me in',
+  'anmelden', 'einloggen', 'anmeldung', 'melden sie sich', 'inloggen', 'aanmelden',
   'se connecter', 'connectez vous', 'connexion', 'iniciar sesión', 'inicia sesión', 'entrar', 'fazer login',
-  'iniciar sessão', 'accedi', 'accesso', 'войти', 'вход', 'ログイン', 'サインイン', '登录', '登入', '로그인',
+  'iniciar sessão', 'accedi', 'accesso', 'conectare', 'autentifica*',
+  'zalog*', 'logowani*', 'přihlásit', 'přihlaste', 'přihlášení', 'prihlásiť', 'prihláste', 'bejelentkez*',
+  'log ind', 'logg inn', 'logga in', 'kirjaudu*', 'giriş yap*', 'oturum aç*',
+  'σύνδεσ*', 'συνδεθ*', 'войти', 'вход', 'войдите', 'увійти', 'вхід',
+  'התחבר*', 'כניסה', 'تسجيل الدخول', 'लॉग इन', 'साइन इन', 'เข้าสู่ระบบ', 'đăng nhập', 'masuk',
+  'ログイン', 'サインイン', '登录', '登入', '로그인',
+];
+
+/** Instructions to follow a link: they make the next URL a call to action, not what for. */
+const CLICKS = [
+  'click', 'tap', 'open this link', 'follow this link', 'use this link', 'visit', 'copy and paste',
+  'klicken', 'klicke', 'tippe', 'öffne', 'öffnen sie', 'klik', 'cliquez', 'cliquer', 'appuyez', 'haz clic',
+  'haga clic', 'pulsa', 'clique', 'toque', 'clicca', 'fai clic', 'faceți clic', 'kliknij', 'klikněte', 'kliknite',
+  'kattints', 'kattintson', 'klikk', 'klicka', 'napsauta', 'avaa', 'tıkla*', 'tikla*', 'κάντε κλικ', 'πατήστε', 'нажмите',
+  'перейдите', 'натисніть', 'перейдіть', 'לחצו', 'לחץ', 'انقر', 'اضغط', 'क्लिक', 'คลิก', 'nhấn', 'bấm',
+  'nhấp', 'klik', 'ketuk', 'クリック', 'タップ', '点击', '點擊', '클릭',
 ];
 
 /** Anchors and lead-ins of every other kind of link. */
@@ -52,32 +124,52 @@ const OTHERS = [
   // English
   'unsubscribe', 'opt out', 'preferences', 'email preferences', 'manage', 'manage subscription',
   'view in browser', 'view online', 'view in your browser', 'view this email', 'view it in your browser',
-  'web version', 'browser', 'privacy', 'privacy policy', 'terms', 'legal', 'cookie', 'cookies', 'help',
+  'web version', 'privacy', 'privacy policy', 'terms', 'legal', 'cookie', 'cookies', 'help',
   'help center', 'support', 'faq', 'contact', 'contact us', 'learn more', 'read more', 'forward', 'share',
   'follow', 'facebook', 'twitter', 'instagram', 'linkedin', 'youtube', 'tiktok', 'app store', 'google play',
   'download', 'deny', 'block', 'report', 'cancel', 'let us know', 'dashboard', 'track', 'tracking', 'order',
   'view order', 'invoice', 'pay', 'pay now', 'get started', 'getting started', 'home', 'homepage', 'website',
   'logo', 'rules', 'guidelines', 'community', 'blog', 'shop', 'store', 'find', 'book now', 'deals', 'offers',
-  'sale', 'secure your account', 'secure account', 'change password', 'change your password', 'review activity',
+  'sale', 'secure your account', 'secure account', 'secure my account', 'lock my account', 'lock your account',
+  'lock account', 'freeze', 'change password', 'change your password', 'review activity',
   'this wasn\'t me', 'remove', 'review', 'new sign in', 'new login', 'recent sign in', 'sign in attempt',
   'login attempt', 'sign in activity', 'login activity', 'new device', 'sign in alert', 'login alert',
   'security alert', 'neue anmeldung', 'nouvelle connexion', 'nuevo inicio de sesión', 'novo login',
   'новый вход', '新しいログイン', '新登录', '新的登录', '새로운 로그인', 'feedback', 'survey', 'careers', 'press', 'status',
+  'agenda', 'webinar', 'rsvp', 'your seat', 'register now',
   // German
   'abmelden', 'abbestellen', 'newsletter abbestellen', 'datenschutz', 'datenschutzerklärung', 'impressum',
   'hilfe', 'kontakt', 'agb', 'einstellungen', 'im browser', 'online ansehen', 'sendung verfolgen', 'bestellung',
+  'konto sperren',
+  // Dutch
+  'afmelden', 'uitschrijven', 'voorkeuren', 'in je browser', 'in uw browser', 'bekijk online', 'klantenservice',
+  'veelgestelde vragen', 'voorwaarden',
   // French
   'désabonner', 'se désabonner', 'désinscrire', 'désinscription', 'désabonnement', 'confidentialité',
   'mentions légales', 'aide', 'nous contacter', 'contactez', 'préférences', 'version en ligne', 'voir la version',
-  'commande',
-  // Spanish / Portuguese
+  'commande', 'sécuriser mon compte', 'sécuriser votre compte',
+  // Spanish / Portuguese / Italian
   'darse de baja', 'baja', 'cancelar suscripción', 'privacidad', 'ayuda', 'contacto', 'contáctanos',
   'preferencias', 'ver en el navegador', 'pedido', 'rastrear', 'descadastrar', 'descadastre',
   'cancelar inscrição', 'cancelar assinatura', 'privacidade', 'ajuda', 'contato', 'fale conosco',
-  'preferências', 'ver no navegador',
-  // Russian
-  'отписаться', 'отписка', 'отказаться от рассылки', 'конфиденциальность', 'помощь', 'поддержка', 'связаться',
-  'заказ',
+  'preferências', 'ver no navegador', 'annulla iscrizione', 'disiscriviti', 'assistenza', 'centro assistenza',
+  'proteggi il tuo account', 'proteger mi cuenta', 'proteger minha conta', 'bloquear',
+  // Polish / Czech / Slovak / Hungarian / Romanian
+  'wypisz się', 'rezygnacja', 'polityka prywatności', 'pomoc', 'regulamin', 'odhlásit', 'odhlásiť',
+  'ochrana osobních údajů', 'nápověda', 'leiratkozás', 'adatvédelem', 'súgó', 'dezabonare', 'confidențialitate',
+  // Nordic
+  'afmeld', 'frameld', 'avmeld', 'avregistrer', 'avsluta prenumeration', 'avprenumerera', 'peruuta tilaus',
+  'tietosuoja', 'personvern', 'integritetspolicy', 'privatlivspolitik', 'hjælp', 'hjelp', 'hjälp', 'ohje',
+  'asiakaspalvelu', 'kundeservice', 'kundservice', 'kundeservice',
+  // Turkish / Greek / Russian / Ukrainian
+  'abonelikten çık', 'aboneliği iptal', 'gizlilik', 'yardım', 'destek', 'διαγραφή', 'απεγγραφή', 'απόρρητο',
+  'βοήθεια', 'отписаться', 'отписка', 'отказаться от рассылки', 'конфиденциальность', 'помощь', 'поддержка',
+  'связаться', 'заказ', 'відписатися', 'допомога', 'конфіденційність',
+  // Hebrew / Arabic / Hindi / Thai / Vietnamese / Indonesian
+  'הסרה מרשימת', 'להסרה', 'פרטיות', 'עזרה', 'مركز المساعدة', 'إلغاء الاشتراك', 'الخصوصية', 'المساعدة',
+  'सदस्यता समाप्त', 'गोपनीयता', 'सहायता', 'ยกเลิกการรับ', 'นโยบายความเป็นส่วนตัว', 'ช่วยเหลือ',
+  'hủy đăng ký', 'quyền riêng tư', 'trợ giúp', 'hỗ trợ', 'berhenti berlangganan', 'kebijakan privasi', 'bantuan',
+  'pusat bantuan', 'xem trên trình duyệt', 'lihat di browser',
   // Japanese / Chinese / Korean
   '配信停止', '登録解除', '購読解除', 'プライバシー', 'ヘルプ', 'お問い合わせ', '利用規約', 'ご注文',
   '退订', '退訂', '取消订阅', '取消訂閱', '隐私', '隱私', '帮助', '幫助', '联系我们', '聯絡我們', '客服', '订单',
@@ -89,11 +181,15 @@ const NEGATIONS = [
   'didn\'t', 'did not', 'didnt', 'wasn\'t', 'was not', 'not you', 'not me', 'don\'t recognize',
   'do not recognize', 'don\'t recognise', 'unauthorized', 'unauthorised', 'not expecting',
   'nicht du', 'nicht sie', 'warst du das nicht', 'waren sie das nicht', 'nicht angefordert', 'nicht von dir',
-  'nicht von ihnen', 'nicht veranlasst',
+  'nicht von ihnen', 'nicht veranlasst', 'niet aangevraagd', 'niet zelf', 'was jij dit niet', 'niet herkent',
   'pas vous', 'pas toi', 'n\'êtes pas', 'n\'étiez pas', 'n\'avez pas', 'pas à l\'origine',
   'no fuiste tú', 'no fuiste tu', 'no fue usted', 'no has solicitado', 'no solicitaste', 'no reconoces',
-  'no lo solicitaste', 'não foi você', 'nao foi voce', 'não solicitou', 'não reconhece',
-  'не вы', 'не запрашивали', 'не делали', 'не совершали',
+  'no lo solicitaste', 'não foi você', 'nao foi voce', 'não solicitou', 'não reconhece', 'non sei stato tu',
+  'non hai richiesto', 'non riconosci',
+  'to nie ty', 'to nie ty', 'nie prosiłeś', 'nebyli jste to vy', 'nežádali', 'ikke dig', 'ikke deg', 'inte du',
+  'et sinä', 'siz değilseniz', 'siz yapmadıysanız', 'δεν ήσασταν εσείς', 'не вы', 'не запрашивали', 'не делали',
+  'не совершали', 'не ви', 'לא אתה', 'לא את', 'لم تكن أنت', 'आप नहीं', 'ไม่ใช่คุณ', 'không phải bạn',
+  'bukan anda', 'bukan kamu',
   '心当たりのない', '心当たりがない', '身に覚えのない', '身に覚えがない',
   '不是您本人', '非本人', '不是您', '不是你', '並非您本人', '非您本人', '본인이 아닌', '요청하지 않은',
 ];
@@ -101,22 +197,47 @@ const NEGATIONS = [
 /** Words that turn a preceding negation into a harmless disclaimer ("…didn't sign up? Ignore this."). */
 const NEUTRALIZERS = [
   'ignore', 'disregard', 'otherwise', 'no action', 'no further action', 'nothing to do', 'keine weiteren',
-  'ignorieren', 'ignoriere', 'ignorer', 'ignorez', 'ignora', 'ignorar',
-  'desconsidere', 'игнорируйте', 'проигнорируйте', '無視', '破棄', '忽略', '无视', '무시',
+  'ignorieren', 'ignoriere', 'ignorer', 'ignorez', 'ignora', 'ignorar', 'negeren', 'negeer', 'zignoruj',
+  'ignorovat', 'ignorujte', 'ignorere', 'ignorera', 'huomiotta', 'dikkate almayın', 'yok sayın', 'αγνοήστε',
+  'desconsidere', 'игнорируйте', 'проигнорируйте', 'ігноруйте', 'התעלם', 'تجاهل', 'अनदेखा', 'ไม่ต้องสนใจ',
+  'bỏ qua', 'abaikan', '無視', '破棄', '忽略', '无视', '무시',
 ];
 
 export const linkKeywords = new KeywordMatcher([
   [ACTION, ACTIONS],
   [SIGN_IN, SIGN_INS],
+  [CLICK, CLICKS],
+  [CODE_NOUN, CODE_NOUNS],
   [OTHER, OTHERS],
   [NEGATION, NEGATIONS],
   [NEUTRALIZER, NEUTRALIZERS],
 ]);
 
-/** Substrings of a URL's path and query that signal each kind (URLs have no word boundaries). */
-export const URL_ACTION = /verif|confirm|activat|activar|ativar|aktivier|bestaetig|bestätig|magic|login|log-in|signin|sign-in|sign_in|auth|reset|password|passwort|approve|validat|token=/;
+/**
+ * Substrings of a URL's path and query that spell the act (URLs have no word boundaries), in the
+ * same languages as the tables above, transliterated the way slugs are ("bekraeft", "dogrula").
+ */
+export const URL_ACTION = new RegExp([
+  'verif', 'confirm', 'activat', 'activar', 'activer', 'activeer', 'ativar', 'attiva', 'aktivier', 'aktiver',
+  'aktivoi', 'aktywuj', 'aktivac', 'aktivov', 'aktifk', 'bestaetig', 'bestätig', 'bevestig', 'bekraeft', 'bekraft',
+  'bekræft', 'bekreft', 'bekrafta', 'bekräfta', 'vahvist', 'potvr', 'potwierd', 'overen', 'overit', 'dogrula',
+  'doğrula', 'onayla', 'xac-nhan', 'xacnhan', 'xac-minh', 'xac-thuc', 'epivevai', 'epalithe', 'konfirm', 'podtver',
+  'megerosit', 'validat', 'valider', 'approve', 'magic', 'login', 'log-in', 'signin', 'sign-in', 'sign_in',
+  'inlog', 'anmeld', 'zaloguj', 'logind', 'kirjaudu', 'prihlas', 'giris', 'dang-nhap', 'auth', 'reset',
+  'password', 'passwort', 'wachtwoord', 'passwd', 'token=', 'oobcode=', 'ticket=', 'action-token',
+  'key=', 'otp', 'passwordless', 'register/complete', 'registration/complete', 'signup/complete',
+].join('|'));
 /** URL stems that corroborate a sign-in anchor (a magic link, not a login page behind a tracker). */
-export const URL_SIGN_IN = /magic|login|log-in|signin|sign-in|sign_in|auth|token=|otp|passwordless/;
-export const URL_OTHER = /unsubscribe|unsub|optout|opt-out|opt_out|preference|privacy|\/terms|legal|\/help|support|faq|contact|report|deny|\/block|cancel|logo|\/view|browser|getting-started|\/orders?\b|invoice|abmelden|desinscri|baja/;
-/** Whole-host match only (www/m allowed), so "id.x.example" is not X. */
-export const SOCIAL_HOST = /^(?:www\.|m\.)?(?:facebook|fb|twitter|x|instagram|linkedin|youtube|youtu|tiktok|pinterest|t|whatsapp|apps\.apple|play\.google|itunes\.apple)\.[a-z]+$/;
+export const URL_SIGN_IN = /magic|login|log-in|signin|sign-in|sign_in|auth|token=|otp|passwordless|inlog|anmeld|zaloguj|logind|kirjaudu|prihlas|giris|dang-nhap/;
+/**
+ * Identity-provider action links: the URL alone says what it does, so no word next to it is needed
+ * (Firebase-style `__/auth/action?mode=verifyEmail&oobCode=…`, Cognito-style `confirmUser`,
+ * GoTrue-style `/auth/v1/verify?token=…&type=signup`, Keycloak action tokens, Kratos flows).
+ */
+export const IDP_ACTION = /[?&]oobcode=|[?&]mode=(?:verifyemail|resetpassword|signin|recoveremail|verifyandchangeemail)|confirmuser|confirmsignup|\/auth\/v\d\/verify|action-token|login-actions\/|\/self-service\/(?:verification|recovery|login)|[?&]type=(?:signup|magiclink|recovery|invite|email_change)\b|\/magic[-_]?links?\//;
+export const URL_OTHER = /unsubscribe|unsub|optout|opt-out|opt_out|preference|privacy|\/terms|legal|\/help|support|faq|contact|report|deny|\/block|cancel|logo|\/view|browser|getting-started|\/orders?\b|invoice|abmelden|desinscri|baja|\/lock|secure-account|secure_account|not-me|notme|wasnt-me|this-wasnt|\/webinar|\/events?\//;
+/**
+ * Whole-host match only (www/m allowed), so "id.x.example" is not X; the one-letter hosts only
+ * with their real TLDs (x.com, t.co), since "x.example" is any site at all.
+ */
+export const SOCIAL_HOST = /^(?:www\.|m\.)?(?:(?:facebook|fb|twitter|instagram|linkedin|youtube|youtu|tiktok|pinterest|whatsapp|apps\.apple|play\.google|itunes\.apple)\.[a-z]+|x\.com|t\.co)$/;

@@ -1,26 +1,34 @@
 // Picks the verification link: the one URL the reader is asked to follow to verify, confirm,
-// activate, sign in or reset. Every link gets a small score from what it says and what precedes it.
+// activate, sign in or reset. Every link gets a small score from what it says, what precedes it,
+// the shape of its URL and its role in the layout.
 //
-// Scoring, per candidate link (anchor = the link text or image alt; for a plain-text URL, the
-// sentence introducing it: "Confirm your email ( URL )", "Activate your account:\n<URL>"):
+// Per candidate (anchor = the link text or image alt; for a plain-text URL, the sentence
+// introducing it: "Confirm your email ( URL )", "Activate your account:\n<URL>"):
 //   reject  the anchor or its lead-in is a "wasn't you?" sentence (a safety exit: "Didn't try to
 //           sign in? Reset your password"), unless an "ignore this email" follows the negation
 //   +5  the anchor asks for the act ("Verify email", "Konto aktivieren", "本登録を完了する"); sign-in
-//       words ("Log in") count only when the subject or URL is about signing in (magic links)
-//   -6  the anchor names another kind of link (unsubscribe, privacy, help, deny, report, track …);
-//       this outranks any action word in the same anchor ("Cancel this sign-in")
+//       words ("Log in") count only in a mail about signing in: its subject asks for it or names a
+//       code, the mail delivers a code, or the URL is a sign-in URL (magic links)
+//   -6  the anchor names another kind of link (unsubscribe, privacy, help, deny, report, "secure
+//       your account" …); this outranks any action word in the same anchor ("Cancel this sign-in")
 //   ±3  the nearest keyword in the lead-in (same line, or the previous line when the link starts
 //       its own line) asks for the act (+3) or names another kind of link (-3)
-//   +1  an action word in the 300 characters before; +1 the subject asks for the act or sign-in
-//   +2 / -3  the URL path or query spells the act (verify, confirm, reset, magic, token=) / another
-//       kind (unsubscribe, privacy, report, deny); -6 social-network hosts; -4 logos
-//   +1  the URL carries an opaque token
+//   +1  an action word in the 300 characters before; +1 the subject asks; +1 "click/open this link"
+//   +2 / -3  the URL path or query spells the act (verify, bevestigen, reset, magic, token= …) /
+//       another kind (unsubscribe, privacy, report, deny, lock); -6 social hosts; -4 logos
+//   +5  (instead of +2) the URL is an identity provider's action link (…/__/auth/action?mode=…&
+//       oobCode=…, confirmUser, /auth/v1/verify, action tokens): it needs no word next to it
+//   +1  the URL carries an opaque token (or a short one after its action: "/confirm/abc123XYZ");
+//       +2 it carries the very code the mail delivers ("/verify?code=4831"); +1 drawn as a button
 // A link is returned when it scores at least 4, carries a token (random-looking letters+digits:
-// every verification, magic and reset link does; a plain login or dashboard link does not) or has
-// both an action anchor and an action URL, and the act is asked for by the anchor, the lead-in or
-// the URL. Highest score wins; ties go to the first.
-// HTML anchors are scored first; plain-text URLs only when the HTML offers no verification link.
-import { ACTION, linkKeywords, NEGATION, NEUTRALIZER, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
+// every verification, magic and reset link does; a plain login or dashboard link does not), the
+// mail's code, or both an action anchor and an action URL, the act is asked for by the anchor, the lead-in or the
+// URL, and the mail as a whole asks for it (subject, body text outside the links, or the URL): a
+// "Confirm your seat" button in a newsletter is not a verification link.
+// When no link passes on words, structure decides: in a mail that asks for the act, the one
+// tokenised call-to-action (or the one button among them) that is neither a footer, social, legal
+// nor safety link is the verification link; this covers languages the tables lack.
+import { ACTION, CLICK, IDP_ACTION, linkKeywords, NEGATION, NEUTRALIZER, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
 import { lineStart, previousLineStart, type UrlSpan } from './text-prep.js';
 
@@ -35,11 +43,34 @@ export interface LinkCandidate {
   wide: string;
   /** Image src/class and title (logo detection). */
   extra: string;
+  /** Drawn as a button (background, padding or border on the link or its cell). */
+  button: boolean;
+}
+
+/** What the mail as a whole says, computed once per mail. */
+export interface MailSignals {
+  /** The subject asks to verify/confirm/activate/reset. */
+  subjectAsks: boolean;
+  /** The subject is about signing in or names a code. */
+  subjectSignIn: boolean;
+  /** The body text outside the links asks for the act. */
+  bodyAsks: boolean;
+  /** The mail delivers a one-time code: a sign-in or verify link next to it is its alternative. */
+  hasCode: boolean;
+  /** That code, when there is one: a link carrying it ("…/verify?code=4831") is its other form. */
+  code: string | null;
+}
+
+export interface LinkPick {
+  url: string | null;
+  reason: string;
 }
 
 const MIN_SCORE = 4;
 const MAX_LINKS = 300;
 const TOKEN = /[A-Za-z0-9_-]{10,}/g;
+/** Campaign parameters ("utm_campaign=welcome_2025") look like tokens and never are. */
+const UTM = /[?&]utm_[a-z]+=[^&#]*/gi;
 
 function has(hits: Hit[], kind: number): boolean {
   return hits.some((h) => h.kind === kind);
@@ -61,8 +92,8 @@ function negated(hits: Hit[]): boolean {
  * digits. Verification, magic and reset links always do; a plain "Log in" or "Dashboard" link in
  * a welcome mail does not, so it is never returned. utm_* values ("welcome_2025") are ignored.
  */
-function hasToken(url: string): boolean {
-  const q = url.replace(/^[a-z]+:\/\/[^/?#]*/i, '').replace(/[?&]utm_[a-z]+=[^&#]*/gi, '');
+export function hasToken(url: string): boolean {
+  const q = url.replace(/^[a-z]+:\/\/[^/?#]*/i, '').replace(UTM, '');
   for (const m of q.matchAll(TOKEN)) {
     const t = m[0];
     if (/^\d{12,}$/.test(t)) return true;
@@ -75,42 +106,69 @@ function hasToken(url: string): boolean {
   return false;
 }
 
+/**
+ * A short token after the action in the URL: "/confirm/abc123XYZ", "/verify?k=9f3a2b". Letters
+ * and digits mixed, 6+ characters, in a path segment or query value following the action stem.
+ */
+function shortTokenAfterAction(rest: string): boolean {
+  const m = URL_ACTION.exec(rest);
+  if (!m) return false;
+  for (const t of rest.slice(m.index + m[0].length).replace(UTM, '').matchAll(/[A-Za-z0-9_-]{6,}/g)) {
+    if (/[0-9]/.test(t[0]) && /[A-Za-z]/.test(t[0])) return true;
+  }
+  return false;
+}
+
 function hostOf(url: string): string {
   const m = /^[a-z]+:\/\/(?:[^@/?#]*@)?([^:/?#]*)/i.exec(url);
   return (m?.[1] ?? '').toLowerCase();
 }
 
-/** What the subject says, computed once per mail. */
-export interface SubjectSignals {
-  /** The subject asks to verify/confirm/activate/reset, or to sign in. */
-  asks: boolean;
-  signIn: boolean;
-}
-
-export function subjectSignals(subject: string): SubjectSignals {
+/** What the subject says. */
+export function subjectSignals(subject: string, namesCode: boolean): Pick<MailSignals, 'subjectAsks' | 'subjectSignIn'> {
   const hits = linkKeywords.find(subject);
-  return { asks: has(hits, ACTION), signIn: has(hits, SIGN_IN) };
+  return { subjectAsks: has(hits, ACTION), subjectSignIn: has(hits, SIGN_IN) || namesCode };
 }
 
-/** Score one candidate; returns null when the link does not ask for the act. */
-export function scoreLink(c: LinkCandidate, subject: SubjectSignals): number | null {
+export function asksFor(text: string): boolean {
+  return linkKeywords.has(text, ACTION);
+}
+
+interface Scored {
+  score: number;
+  why: string[];
+}
+
+type Verdict = Scored | { reject: 'safety' | 'weak' } ;
+
+const quote = (s: string): string => `"${s.length > 40 ? `${s.slice(0, 39)}…` : s}"`;
+
+/** Score one candidate. */
+export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   const anchorHits = linkKeywords.find(c.anchor);
   const leadHits = linkKeywords.find(c.lead);
   // A link offered to someone who "didn't request this" is a safety exit, whatever it says.
-  if (negated([...leadHits, ...anchorHits])) return null;
+  if (negated([...leadHits, ...anchorHits])) return { reject: 'safety' };
 
   const host = hostOf(c.url);
   const rest = c.url.slice(c.url.indexOf(host) + host.length).toLowerCase();
-  const urlAsks = URL_ACTION.test(rest);
-  // "Sign in" asks for verification only in a mail about signing in: the subject or the URL must
-  // agree, so "Log in to view your statement" behind a click tracker is not a magic link.
-  const signInMail = subject.asks || subject.signIn || URL_SIGN_IN.test(rest);
+  const idp = IDP_ACTION.test(rest);
+  const urlAsks = idp || URL_ACTION.test(rest);
+  // "Sign in" asks for verification only in a mail about signing in: the subject, the code it
+  // delivers or the URL must agree, so "Log in to view your statement" behind a click tracker is
+  // not a magic link.
+  const signInMail = mail.subjectAsks || mail.subjectSignIn || mail.hasCode || URL_SIGN_IN.test(rest);
   const asksIn = (hits: Hit[]): boolean => has(hits, ACTION) || (signInMail && has(hits, SIGN_IN));
 
+  const why: string[] = [];
   const anchorAsks = asksIn(anchorHits);
+  const anchorOther = has(anchorHits, OTHER);
   let score = 0;
-  if (has(anchorHits, OTHER)) score -= 6;
-  else if (anchorAsks) score += 5;
+  if (anchorOther) score -= 6;
+  else if (anchorAsks) {
+    score += 5;
+    why.push(`its text ${quote(c.anchor)} asks for it`);
+  }
 
   // The nearest keyword before the anchor decides the lead-in's vote.
   let leadAsks = false;
@@ -119,6 +177,7 @@ export function scoreLink(c: LinkCandidate, subject: SubjectSignals): number | n
     if (k === ACTION || (k === SIGN_IN && signInMail)) {
       leadAsks = true;
       score += 3;
+      why.push('the sentence before it asks for it');
       break;
     }
     if (k === OTHER) {
@@ -127,33 +186,86 @@ export function scoreLink(c: LinkCandidate, subject: SubjectSignals): number | n
     }
   }
   if (!leadAsks && linkKeywords.has(c.wide, ACTION)) score += 1;
-  if (subject.asks || subject.signIn) score += 1;
-  if (urlAsks) score += 2;
+  if (mail.subjectAsks || mail.subjectSignIn) score += 1;
+  if (has(anchorHits, CLICK) || has(leadHits, CLICK)) score += 1;
+  if (idp) {
+    score += 5;
+    why.push('its URL is an identity-provider action link');
+  } else if (urlAsks) {
+    score += 2;
+    why.push('its URL spells the act');
+  }
   if (URL_OTHER.test(rest)) score -= 3;
   if (SOCIAL_HOST.test(host)) score -= 6;
   if (/logo/.test(c.extra) || /logo/.test(c.anchor.toLowerCase())) score -= 4;
   const tokenised = hasToken(c.url);
-  if (tokenised) score += 1;
+  if (tokenised) {
+    score += 1;
+    why.push('it carries a one-time token');
+  }
+  // The link carries the very code the mail delivers: the code's clickable form.
+  const carriesCode = mail.code !== null && urlAsks && new RegExp(`[=/]${mail.code}(?:[&#/]|$)`).test(rest);
+  if (carriesCode) {
+    score += 2;
+    why.push('it carries the code the mail delivers');
+  }
+  if (c.button) score += 1;
 
   const asked = anchorAsks || leadAsks || urlAsks;
   // Without an opaque token, the anchor and the URL must both spell the act ("Confirm your email"
   // → /verify?token=ab12): a short token is still a verification link, a bare /login is not.
-  const evidenced = tokenised || (has(anchorHits, ACTION) && urlAsks);
-  return asked && evidenced && score >= MIN_SCORE ? score : null;
+  const shortToken = !tokenised && urlAsks && shortTokenAfterAction(rest);
+  if (shortToken) score += 1;
+  const evidenced = tokenised || idp || carriesCode || shortToken || (urlAsks && has(anchorHits, ACTION));
+  const mailAsks = mail.subjectAsks || mail.subjectSignIn || mail.bodyAsks || mail.hasCode || urlAsks;
+  if (!(asked && evidenced && mailAsks && score >= MIN_SCORE)) return { reject: 'weak' };
+  return { score, why };
 }
 
-/** Best link among candidates (in mail order), or null. */
-export function pickLink(candidates: LinkCandidate[], subject: SubjectSignals): string | null {
-  let best: string | null = null;
+/** The structural fallback: the one call to action in a mail that asks for the act. */
+function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail: MailSignals): LinkCandidate | null {
+  if (!(mail.subjectAsks || mail.bodyAsks || mail.hasCode)) return null;
+  const ctas: LinkCandidate[] = [];
+  const seen = new Set<string>();
+  candidates.forEach((c, i) => {
+    const v = verdicts[i]!;
+    if ('reject' in v && v.reject === 'safety') return;
+    const host = hostOf(c.url);
+    const rest = c.url.slice(c.url.indexOf(host) + host.length).toLowerCase();
+    if (c.anchor.trim() === '' || !hasToken(c.url) || URL_OTHER.test(rest) || SOCIAL_HOST.test(host)) return;
+    if (/logo/.test(c.extra) || linkKeywords.has(c.anchor, OTHER) || linkKeywords.has(c.lead, OTHER)) return;
+    if (seen.has(c.url)) return;
+    seen.add(c.url);
+    ctas.push(c);
+  });
+  if (ctas.length === 1) return ctas[0]!;
+  const buttons = ctas.filter((c) => c.button);
+  return buttons.length === 1 ? buttons[0]! : null;
+}
+
+/** Best link among candidates (in mail order), with the reason for the pick or for null. */
+export function pickLink(candidates: LinkCandidate[], mail: MailSignals): LinkPick {
+  const list = candidates.slice(0, MAX_LINKS);
+  const verdicts = list.map((c) => scoreLink(c, mail));
+  let best = -1;
   let bestScore = -Infinity;
-  for (const c of candidates.slice(0, MAX_LINKS)) {
-    const s = scoreLink(c, subject);
-    if (s !== null && s > bestScore) {
-      best = c.url;
-      bestScore = s;
+  verdicts.forEach((v, i) => {
+    if ('score' in v && v.score > bestScore) {
+      best = i;
+      bestScore = v.score;
     }
+  });
+  if (best !== -1) {
+    const v = verdicts[best] as Scored;
+    return { url: list[best]!.url, reason: `asks to verify, confirm, sign in or reset: ${v.why.join('; ')}` };
   }
-  return best;
+  const cta = soleCallToAction(list, verdicts, mail);
+  if (cta) return { url: cta.url, reason: `the one tokenised call-to-action ${cta.button ? 'button ' : 'link '}${quote(cta.anchor)} in a mail that asks to verify, confirm or sign in` };
+  if (list.length === 0) return { url: null, reason: 'the mail has no web links' };
+  if (verdicts.some((v) => 'reject' in v && v.reject === 'safety')) {
+    return { url: null, reason: 'the action links are safety exits ("wasn\'t you?"); no other link asks to verify, confirm, sign in or reset' };
+  }
+  return { url: null, reason: `none of its ${list.length} links asks to verify, confirm, sign in or reset (footer, legal, social, tracking or other links)` };
 }
 
 export function isWebUrl(href: string): boolean {
@@ -181,6 +293,8 @@ function previousLine(text: string, ls: number): string {
 }
 
 const HAS_WORD = /[\p{L}\p{N}]/u;
+/** Opening brackets and quotes that may stand between a label and its URL: "( URL )", "「URL」", "« URL »". */
+const OPENERS = /[\s(<\[:：«»„“"'「『【（-]+$/u;
 
 /** Text before `pos` on its line; the previous visible line instead when that holds no words. */
 export function leadBefore(text: string, pos: number): string {
@@ -195,13 +309,14 @@ export function textLinkCandidates(text: string, urls: UrlSpan[]): LinkCandidate
   for (const u of urls.slice(0, MAX_LINKS)) {
     const ls = lineStart(text, u.start);
     const same = text.slice(Math.max(ls, u.start - 200), u.start);
-    // "Label ( URL )", "Label: URL" or a label line above "[URL]" / "<URL>".
+    // "Label ( URL )", "Label: URL", "[Label](URL)" or a label line above "[URL]" / "<URL>".
     const onLine = HAS_WORD.test(same);
     const labelLineStart = onLine ? ls : previousLineStart(text, ls);
-    const label = (onLine ? same : previousLine(text, ls)).replace(/[\s(<\[:：]+$/u, '');
-    const [before, anchor] = lastSentence(label);
+    const label = (onLine ? same : previousLine(text, ls)).replace(OPENERS, '').replace(/^\[([^\]]*)\]$/, '$1');
+    const [before, sentence] = lastSentence(label);
+    const anchor = sentence.replace(/^.*\[([^\]]+)\]$/, '$1');
     const lead = HAS_WORD.test(before) || labelLineStart <= 0 ? before : previousLine(text, labelLineStart);
-    out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, u.start - 300), u.start), extra: '' });
+    out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, u.start - 300), u.start), extra: '', button: false });
   }
   return out;
 }

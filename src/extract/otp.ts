@@ -21,7 +21,8 @@
 // clusters whose digit total is not 4–6 (phone numbers, IBANs, meeting IDs, 12-digit item numbers).
 // The best candidate scoring at least 5 is the code; ties go to the earliest. All work is bounded:
 // at most MAX_CANDIDATES per part and fixed-size windows around each one.
-import { CODE_WORD, type Hit, MEETING, NUMBER_LABEL, otpKeywords } from './keywords.js';
+import { CODE_WORD, ENTER, type Hit, MEETING, NUMBER_LABEL, otpKeywords } from './keywords.js';
+import { ACTION, CLICK, linkKeywords, SIGN_IN } from './link-keywords.js';
 import { lineEnd, lineStart, MASK, nextLineEnd, previousLineStart } from './text-prep.js';
 
 export interface OtpPart {
@@ -37,6 +38,19 @@ interface Candidate {
   end: number;
 }
 
+export interface OtpPick {
+  otp: string | null;
+  reason: string;
+}
+
+interface Scored {
+  score: number;
+  why: string;
+}
+
+/** Where the winning number was read, for the reason. */
+const PART_NAMES = ['the subject', 'the HTML body', 'the text body'];
+
 const MIN_SCORE = 5;
 const MAX_CANDIDATES = 400;
 
@@ -44,6 +58,8 @@ const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 const inSet = (set: string, ch: string): boolean => ch !== '' && set.includes(ch);
 const WORD_CHAR = /[A-Za-z\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF]/;
 const HYPHENS = '-\u2010\u2011';
+/** Middle dots and bullets used as display separators inside a code ("4·8·8·1·6·7", "123·456"). */
+const DOTS = '\u00B7\u2027\u2219\u22C5';
 const DASHES = '-\u2010\u2011\u2013\u2014\u00B7\u2022';
 const BAD_BEFORE = '/=_\\@#+$€£¥￥₹₽₩©№%&?§' + MASK;
 const BAD_AFTER = '/=_\\@%€$£¥￥°₽₩円元원' + MASK;
@@ -101,7 +117,7 @@ export function findCandidates(text: string): Candidate[] {
       const c = text[k];
       let newline = false;
       let spacedDash = false;
-      if (c !== undefined && inSet(HYPHENS, c)) k++;
+      if (c !== undefined && (inSet(HYPHENS, c) || inSet(DOTS, c))) k++;
       else if (c === ' ' && inSet(DASHES, text[k + 1] ?? '') && text[k + 2] === ' ') {
         k += 3;
         spacedDash = true;
@@ -196,7 +212,7 @@ const first = (hits: Hit[], kind: number): Hit | undefined => hits.find((h) => h
 const has = (hits: Hit[], kind: number): boolean => hits.some((h) => h.kind === kind);
 
 /** Score one candidate in its part; null when a hard filter rejects it. */
-function scoreCandidate(part: OtpPart, c: Candidate): number | null {
+function scoreCandidate(part: OtpPart, c: Candidate): Scored | null {
   const { text } = part;
   const ls = lineStart(text, c.start);
   const le = lineEnd(text, c.end);
@@ -216,9 +232,11 @@ function scoreCandidate(part: OtpPart, c: Candidate): number | null {
   const label = last(same, NUMBER_LABEL);
   if (label && c.start - label.end <= 30 && (!code || label.end > code.end) && !digitBetween(text, label.end, c.start)) return null;
   let before = 0;
+  let why = '';
   if (code) {
     const d = c.start - code.end;
     before = numberBetween(text, code.end, c.start, same) ? 1 : d <= 40 ? 6 : d <= 100 ? 5 : 3;
+    why = `labelled by "${text.slice(code.start, code.end)}" before it`;
   } else if (atLineStart && ls > 0) {
     // The number opens its line: the label may sit on one of the two lines above ("Your code:\n482913").
     let lineFrom = ls;
@@ -229,8 +247,11 @@ function scoreCandidate(part: OtpPart, c: Candidate): number | null {
       const hit = last(hits, CODE_WORD);
       const lab = last(hits, NUMBER_LABEL);
       // "Order number:\n482913": a label closing the line above names the number below it.
-      if (back === 0 && lab && (!hit || lab.end > hit.end) && lineFrom - lab.end <= 30) return null;
-      if (hit && (lab?.end ?? -1) < hit.end) before = numberBetween(text, hit.end, c.start, hits) ? 1 : back === 0 ? 5 : 4;
+      if (back === 0 && lab && (!hit || lab.end > hit.end) && lineFrom - lab.end <= 30 && !digitBetween(text, lab.end, lineFrom)) return null;
+      if (hit && (lab?.end ?? -1) < hit.end) {
+        before = numberBetween(text, hit.end, c.start, hits) ? 1 : back === 0 ? 5 : 4;
+        why = `labelled by "${text.slice(hit.start, hit.end)}" on the line above`;
+      }
       lineFrom = prev;
     }
   }
@@ -247,7 +268,22 @@ function scoreCandidate(part: OtpPart, c: Candidate): number | null {
   const codeAfter = first(afterHits, CODE_WORD);
   if (before < 6 && labelAfter && labelAfter.start - c.end <= 20 && labelAfter.start < sentenceEnd && (!codeAfter || codeAfter.start > labelAfter.start)) return null;
   let after = 0;
-  if (codeAfter && !numberBetween(text, c.end, codeAfter.start, afterHits)) after = codeAfter.start - c.end <= 40 ? 5 : 4;
+  if (codeAfter && !numberBetween(text, c.end, codeAfter.start, afterHits)) {
+    after = codeAfter.start - c.end <= 40 ? 5 : 4;
+    if (!why) why = `followed by "${text.slice(codeAfter.start, codeAfter.end)}"`;
+  }
+  // "Use 739205 to sign in", "Enter 482139 on the sign-in page": the reader is told to type it in,
+  // for a sign-in or verification purpose stated right after.
+  if (before === 0 && after === 0) {
+    const enter = last(same, ENTER);
+    if (enter && c.start - enter.end <= 12 && PUNCT_ONLY.test(text.slice(enter.end, c.start))) {
+      before = 3;
+      const purpose = linkKeywords.find(text, c.end, Math.min(le, c.end + 40));
+      // "… to sign in", "… to verify", or "… or click <link>" (the code-or-link pattern).
+      if (purpose.some((h) => h.kind === ACTION || h.kind === SIGN_IN || h.kind === CLICK)) before += 2;
+      why = `to be entered ("${text.slice(enter.start, enter.end)} …")`;
+    }
+  }
 
   // Shapes of other numbers, unless a code word sits right before: "22767 Hamburg" / "125009, г.
   // Москва" (a postal code before a city) and "1500 repos" (a count before its noun).
@@ -260,32 +296,36 @@ function scoreCandidate(part: OtpPart, c: Candidate): number | null {
   if (atLineStart && atLineEnd) score += 3;
   if (inEmphasis(part.emphasis, c.start)) score += 2;
   if (/^(?:19|20)\d\d$/.test(c.value)) score -= 2;
-  return score;
+  if (!why) why = atLineStart && atLineEnd ? 'stands alone on its line' : 'emphasised';
+  return { score, why };
 }
 
 /**
  * Pick the code from the subject and the body parts. `docBonus` is +2 when the subject names a
  * code, +1 when only the body does.
  */
-export function pickOtp(parts: OtpPart[], docBonus: number): string | null {
-  const best = new Map<string, { score: number; order: number; parts: Set<number> }>();
+export function pickOtp(parts: OtpPart[], docBonus: number): OtpPick {
+  const best = new Map<string, { score: number; order: number; parts: Set<number>; why: string; part: number }>();
   let order = 0;
+  let seen = 0;
   parts.forEach((part, p) => {
     for (const c of findCandidates(part.text)) {
+      seen++;
       const s = scoreCandidate(part, c);
       order++;
       if (s === null) continue;
       const prev = best.get(c.value);
-      if (!prev) best.set(c.value, { score: s, order, parts: new Set([p]) });
+      if (!prev) best.set(c.value, { score: s.score, order, parts: new Set([p]), why: s.why, part: p });
       else {
         prev.parts.add(p);
-        if (s > prev.score) prev.score = s;
+        if (s.score > prev.score) Object.assign(prev, { score: s.score, why: s.why, part: p });
       }
     }
   });
   let pick: string | null = null;
   let pickScore = -Infinity;
   let pickOrder = Infinity;
+  let reason = '';
   for (const [value, v] of best) {
     const s = v.score + docBonus + (v.parts.size > 1 ? 0.5 : 0);
     if (s < MIN_SCORE) continue;
@@ -293,7 +333,16 @@ export function pickOtp(parts: OtpPart[], docBonus: number): string | null {
       pick = value;
       pickScore = s;
       pickOrder = v.order;
+      reason = `${v.score === 0 ? 'the code the subject announces' : v.why} in ${PART_NAMES[v.part] ?? 'the body'}` +
+        (docBonus === 2 ? '; the subject names a code' : '');
     }
   }
-  return pick;
+  if (pick !== null) return { otp: pick, reason };
+  if (seen === 0) return { otp: null, reason: 'no 4-6 digit number outside links and addresses' };
+  return {
+    otp: null,
+    reason: best.size === 0
+      ? `none of its ${seen} 4-6 digit numbers is a code (order, account, phone, postal, date, price, meeting or other numbers)`
+      : `no number is presented as a code (no code word, entry instruction or code layout next to any of ${seen})`,
+  };
 }

@@ -1,7 +1,7 @@
 // Admission of a request: read the bearer credential, route the check to the account's shard, and
 // meter it there (REST rate limit, or tool ops and credits). One hop, one place that decides.
-import type { Admission } from '../actors/account-actor.js';
-import type { Meter } from '../actors/commands.js';
+import type { Admission } from '../contract/results.js';
+import type { Meter } from '../contract/commands.js';
 import { fail } from '../errors/registry.js';
 import { parseCredential, type ParsedCredential } from '../security/credentials.js';
 import type { Caller, Deps } from '../services/deps.js';

@@ -12,7 +12,7 @@ import { opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
 import { uWS, type us_listen_socket } from './http/uws.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
-import { Cors } from './mcp/cors.js';
+import { Cors } from './http/cors.js';
 import { flowRoutes } from './oauth/flow-routes.js';
 import { metadataRoutes } from './oauth/metadata-routes.js';
 import { SessionStore } from './mcp/sessions.js';

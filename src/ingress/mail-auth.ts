@@ -6,9 +6,9 @@
 import { authenticate } from 'mailauth';
 import type { Resolver } from 'node:dns/promises';
 import type { Config } from '../config/config.js';
-import { pendingAuthentication, unverified, verdictOf, type Authentication } from '../mail/authentication.js';
+import { pendingAuthentication, unverified, verdictOf, type Authentication } from '../contract/authentication.js';
 import type { Logger } from '../obs/logger.js';
-import { makeResolver } from '../services/dns-check.js';
+import { makeResolver } from '../webhooks/resolver.js';
 
 export interface SmtpEnvelope {
   remoteAddress: string;

@@ -6,8 +6,8 @@ import { MailcueError } from '../errors/registry.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Deps } from '../services/deps.js';
 import { normalizeAddress } from '../services/validate.js';
-import type { ParsedMessage } from '../actors/model.js';
-import { unverified } from '../mail/authentication.js';
+import type { ParsedMessage } from '../contract/model.js';
+import { unverified } from '../contract/authentication.js';
 import { MailAuthenticator } from './mail-auth.js';
 
 type SmtpError = Error & { responseCode?: number };

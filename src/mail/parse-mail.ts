@@ -1,10 +1,10 @@
 // The only importer of mailparser: turns raw RFC 5322 bytes into the message record the shards
 // store, with the one-time code and verification link extracted. Runs inside the piscina pool.
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
-import type { ParsedMessage } from '../actors/model.js';
+import type { ParsedMessage } from '../contract/model.js';
 import { htmlToText } from '../extract/html-to-text.js';
 import { extract } from '../extract/index.js';
-import { unverified } from './authentication.js';
+import { unverified } from '../contract/authentication.js';
 import { safeView } from './safe-text.js';
 
 /** Text and HTML beyond this are not kept on the record (the raw source keeps everything). */

@@ -2,7 +2,7 @@
 // extraction. Every task has a time bound, so a pathological message cannot hold a thread forever.
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import type { ParsedMessage } from '../actors/model.js';
+import type { ParsedMessage } from '../contract/model.js';
 import type { AttachmentContent } from '../mail/parse-mail.js';
 
 export const PARSE_TIMEOUT_MS = 20_000;

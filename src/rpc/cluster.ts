@@ -1,8 +1,8 @@
 // The cluster as the front tier sees it: a ring of shard clients. A command goes to the shard that
 // owns its route key, or to every shard when it has none (listings gathered across shards).
-import { routeKey, type Command } from '../actors/commands.js';
+import { routeKey, type Command } from '../contract/commands.js';
 import type { ShardAddress } from '../config/config.js';
-import { Ring } from '../shard/ring.js';
+import { Ring } from './ring.js';
 import { ShardClient, type CallOptions, type LatencyObserver } from './shard-client.js';
 
 export class Cluster {

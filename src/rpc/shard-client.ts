@@ -1,7 +1,7 @@
 // The front tier's channel to one shard: a few long-lived Mailbox streams carrying many requests as
 // envelopes, answered by id. Pending requests live in one table; a stream that breaks rejects its
 // pending requests as `unavailable` and is reopened on next use.
-import type { Command } from '../actors/commands.js';
+import type { Command } from '../contract/commands.js';
 import { MailcueError, isErrorCode, type ErrorDetails } from '../errors/registry.js';
 import type { CancelSignal } from '../util/cancel.js';
 import { CHANNEL_OPTIONS, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';

@@ -1,8 +1,8 @@
 // The shard's gRPC server: unpacks envelopes from the Mailbox streams (and unary Call), dispatches
 // them to the actors, and writes replies. A cancel envelope, or the stream going away, aborts the
 // request, which frees any waiter it parked.
-import type { ShardActors } from '../actors/shard-actors.js';
-import type { Command } from '../actors/commands.js';
+import type { Command } from '../contract/commands.js';
+import type { CommandDispatcher } from '../contract/results.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
@@ -16,7 +16,7 @@ function errorReply(id: number, err: unknown, log: Logger): Reply {
   return { id, result: EMPTY, error: { code: e.code, message: e.message, details: e.details ? codec.pack(e.details) : EMPTY } };
 }
 
-function run(actors: ShardActors, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
+function run(actors: CommandDispatcher, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
   // Closures below keep only the id: a parked request must not hold its envelope or command.
   const id = env.id;
   if (env.deadline_ms && env.deadline_ms < Date.now()) {
@@ -40,7 +40,7 @@ function run(actors: ShardActors, env: Envelope, cancel: Cancellation, log: Logg
   }
 }
 
-export function createShardServer(actors: ShardActors, log: Logger): grpc.Server {
+export function createShardServer(actors: CommandDispatcher, log: Logger): grpc.Server {
   const server = new grpc.Server(CHANNEL_OPTIONS);
   server.addService(ShardService.service, {
     Mailbox(call: grpc.ServerDuplexStream<EnvelopeBatch, ReplyBatch>) {

@@ -1,5 +1,5 @@
 // Account administration (admin API and `mailcue admin`) and the account's own usage view.
-import type { AccountView } from '../actors/model.js';
+import type { AccountView } from '../contract/model.js';
 import { isPlanName, PLAN_NAMES, type PlanName } from '../config/plans.js';
 import { fail } from '../errors/registry.js';
 import { newAccountId, newCredential } from '../security/credentials.js';

@@ -1,7 +1,7 @@
 // Live DNS lookups for custom-domain verification, through MAILCUE_DNS_SERVERS or the system
 // resolvers. A missing record and a failed lookup are different answers: only the first means
 // "not configured yet".
-import { Resolver } from 'node:dns/promises';
+import type { Resolver } from 'node:dns/promises';
 import { fail } from '../errors/registry.js';
 
 const MISSING = new Set(['ENODATA', 'ENOTFOUND', 'NXDOMAIN']);
@@ -9,12 +9,6 @@ const MISSING = new Set(['ENODATA', 'ENOTFOUND', 'NXDOMAIN']);
 export interface DnsFindings {
   mx: string[];
   txt: string[];
-}
-
-export function makeResolver(servers: readonly string[], timing = { timeout: 2500, tries: 2 }): Resolver {
-  const resolver = new Resolver(timing);
-  if (servers.length > 0) resolver.setServers([...servers]);
-  return resolver;
 }
 
 async function lookup<T>(what: string, domain: string, run: () => Promise<T[]>): Promise<T[]> {

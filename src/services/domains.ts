@@ -1,9 +1,10 @@
 // Custom domains (SEED.md "Custom domains"), shared by REST and the agent tools: add with the DNS
 // records to publish, verify by live DNS lookup, list, and delete with the inboxes at the domain.
-import type { DomainRecord } from '../actors/domain-actor.js';
+import type { DomainRecord } from '../contract/model.js';
 import { fail, MailcueError } from '../errors/registry.js';
+import { makeResolver } from '../webhooks/resolver.js';
 import type { Caller, Deps } from './deps.js';
-import { lookupDomain, makeResolver } from './dns-check.js';
+import { lookupDomain } from './dns-check.js';
 import { normalizeDomain } from './validate.js';
 
 export const MAX_CUSTOM_DOMAINS = 10;

@@ -1,5 +1,5 @@
 // Inbox operations shared by REST and the agent tools.
-import type { InboxView } from '../actors/model.js';
+import type { InboxView } from '../contract/model.js';
 import { fail } from '../errors/registry.js';
 import { randomLocalPart } from '../util/ids.js';
 import type { Caller, Deps } from './deps.js';

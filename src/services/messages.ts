@@ -1,8 +1,8 @@
 // Message operations shared by REST and the agent tools, including the long-poll wait that parks
 // on the shard owning the inbox.
-import type { WaitResult } from '../actors/inbox-actor.js';
-import { toSummary, type MessageRecord, type MessageSummary } from '../actors/model.js';
-import { unverified } from '../mail/authentication.js';
+import type { WaitResult } from '../contract/results.js';
+import { toSummary, type MessageRecord, type MessageSummary } from '../contract/model.js';
+import { unverified } from '../contract/authentication.js';
 import { safeView } from '../mail/safe-text.js';
 import { fail } from '../errors/registry.js';
 import type { AttachmentContent } from '../mail/parse-mail.js';

@@ -1,10 +1,10 @@
 // Webhooks (SEED.md "Webhooks (REST)"): register, list, delete, delivery history. Urls must be
 // https and publicly reachable; the inbox must belong to the caller.
-import type { DeliveryLog, WebhookRecord } from '../actors/webhook-actor.js';
+import type { DeliveryLog, WebhookRecord } from '../contract/model.js';
 import { fail } from '../errors/registry.js';
 import { resolveTarget } from '../webhooks/address-policy.js';
+import { makeResolver } from '../webhooks/resolver.js';
 import type { Caller, Deps } from './deps.js';
-import { makeResolver } from './dns-check.js';
 import { normalizeAddress } from './validate.js';
 
 const WEBHOOK_ID = /^wh_[0-9a-f]{24}$/;

@@ -1,24 +1,25 @@
-// The only importer of lmdb. One env per shard, one named database per record kind, and the key
-// layouts in one place. The shard is the single writer: every read-modify-write runs inside
-// `transaction()`, which lmdb-js batches per event turn and resolves after the commit.
-import { open, type Database, type RootDatabase } from 'lmdb';
+// The only importer of lmdb. One env per shard and one typed store per record kind; each store
+// opens its databases and builds its keys itself. The shard is the single writer: every
+// read-modify-write runs inside `transaction()`, which lmdb-js batches per event turn and resolves
+// after the commit.
+import { open } from 'lmdb';
 import { mkdirSync } from 'node:fs';
-import type { AccountRecord, InboxRecord, MessageRecord } from '../actors/model.js';
-
-export type Key = string | (string | number)[];
+import { AccountStore } from './account-store.js';
+import { DomainStore } from './domain-store.js';
+import { InboxStore } from './inbox-store.js';
+import { MessageStore } from './message-store.js';
+import { OutboxStore } from './outbox-store.js';
+import { TokenStore } from './token-store.js';
+import { WebhookStore } from './webhook-store.js';
 
 export interface ShardStore {
-  readonly root: RootDatabase;
-  readonly accounts: Database<AccountRecord, string>;
-  readonly inboxes: Database<InboxRecord, string>;
-  /** [account_id, address] → 1: an account's inboxes on this shard. */
-  readonly inboxesByAccount: Database<number, Key>;
-  /** [address, message_id] → message. */
-  readonly messages: Database<MessageRecord, Key>;
-  /** [address, message_id] → RFC 5322 bytes. */
-  readonly raw: Database<Buffer, Key>;
-  /** Generic per-feature databases (domains, webhooks, outbox, oauth) opened on demand. */
-  db<V>(name: string): Database<V, Key>;
+  readonly accounts: AccountStore;
+  readonly tokens: TokenStore;
+  readonly inboxes: InboxStore;
+  readonly messages: MessageStore;
+  readonly domains: DomainStore;
+  readonly webhooks: WebhookStore;
+  readonly outbox: OutboxStore;
   transaction<T>(work: () => T): Promise<T>;
   close(): Promise<void>;
 }
@@ -26,29 +27,15 @@ export interface ShardStore {
 export function openShardStore(dir: string): ShardStore {
   mkdirSync(dir, { recursive: true });
   const root = open({ path: dir, maxDbs: 32, mapSize: 2 ** 34, compression: false });
-  const cache = new Map<string, Database<unknown, Key>>();
-  const db = <V>(name: string): Database<V, Key> => {
-    let found = cache.get(name);
-    if (!found) {
-      found = root.openDB<unknown, Key>({ name });
-      cache.set(name, found);
-    }
-    return found as Database<V, Key>;
-  };
   return {
-    root,
-    accounts: root.openDB<AccountRecord, string>({ name: 'accounts' }),
-    inboxes: root.openDB<InboxRecord, string>({ name: 'inboxes' }),
-    inboxesByAccount: root.openDB<number, Key>({ name: 'inboxes_by_account' }),
-    messages: root.openDB<MessageRecord, Key>({ name: 'messages' }),
-    raw: root.openDB<Buffer, Key>({ name: 'raw', encoding: 'binary' }),
-    db,
+    accounts: new AccountStore(root),
+    tokens: new TokenStore(root),
+    inboxes: new InboxStore(root),
+    messages: new MessageStore(root),
+    domains: new DomainStore(root),
+    webhooks: new WebhookStore(root),
+    outbox: new OutboxStore(root),
     transaction: (work) => root.transaction(work),
     close: () => root.close(),
   };
-}
-
-/** Range bounds covering every key that starts with `prefix` (lmdb orders arrays element-wise). */
-export function prefixRange(prefix: (string | number)[]): { start: Key; end: Key } {
-  return { start: [...prefix], end: [...prefix, '\uffff'] };
 }

@@ -6,8 +6,8 @@ import https from 'node:https';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { LookupFunction } from 'node:net';
 import type { Config } from '../config/config.js';
-import { makeResolver } from '../services/dns-check.js';
 import { resolveTarget } from './address-policy.js';
+import { makeResolver } from './resolver.js';
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 

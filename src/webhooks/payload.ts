@@ -2,8 +2,8 @@
 // HMAC-SHA256 of the raw body keyed by the account's API key, and the Standard Webhooks headers
 // (webhook-id, webhook-timestamp, webhook-signature "v1,<base64>") keyed by the same key's bytes.
 import { createHmac } from 'node:crypto';
-import type { MessageRecord } from '../actors/model.js';
-import { verdict, type AuthVerdict } from '../mail/authentication.js';
+import type { MessageRecord } from '../contract/model.js';
+import { verdict, type AuthVerdict } from '../contract/authentication.js';
 
 export interface NewMessageEvent {
   event: 'new_message';

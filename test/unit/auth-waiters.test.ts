@@ -2,8 +2,8 @@
 // checked is held and offered again once its check ends, and the summary verdict rules.
 import test from 'ava';
 import { WaiterRegistry, type Waiter } from '../../src/actors/waiters.js';
-import type { MessageRecord } from '../../src/actors/model.js';
-import { answersAuthWait, pendingAuthentication, unverified, verdictOf, type Authentication } from '../../src/mail/authentication.js';
+import type { MessageRecord } from '../../src/contract/model.js';
+import { answersAuthWait, pendingAuthentication, unverified, verdictOf, type Authentication } from '../../src/contract/authentication.js';
 
 const withVerdict = (summary: Authentication['summary']): Authentication => ({ ...unverified(), summary });
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { Ring } from '../../src/shard/ring.js';
+import { Ring } from '../../src/rpc/ring.js';
 
 test('ring - the same key always maps to the same shard, whatever the map order', (t) => {
   const a = new Ring([0, 1, 2]);

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { WaiterRegistry, type Waiter } from '../../src/actors/waiters.js';
-import type { MessageRecord } from '../../src/actors/model.js';
+import type { MessageRecord } from '../../src/contract/model.js';
 
 function message(otp: string | null): MessageRecord {
   return {

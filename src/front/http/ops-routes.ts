@@ -1,6 +1,6 @@
 // Operations endpoints: /livez (the process answers), /readyz and /healthz (every shard answers
 // its gRPC health check), /metrics (Prometheus).
-import type { ShardStats } from '../../actors/shard-actors.js';
+import type { ShardStats } from '../../contract/results.js';
 import type { Metrics } from '../../obs/metrics.js';
 import type { Deps } from '../../services/deps.js';
 import type { Router } from './router.js';

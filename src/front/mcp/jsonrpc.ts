@@ -28,16 +28,16 @@ export type Incoming =
   | { kind: 'response' };
 
 /** An error answered as a JSON-RPC error, with the HTTP status of its transport answer. */
-export class RpcFailure extends Error {
+export class JsonRpcFailure extends Error {
   constructor(readonly http: number, readonly error: JsonRpcError, readonly headers: [string, string][] = []) {
     super(error.message);
   }
 }
 
-export const invalidRequest = (details: string) => new RpcFailure(400, { code: -32600, message: 'Invalid Request', data: details });
-export const parseError = () => new RpcFailure(400, { code: -32700, message: 'Parse error', data: 'The body is not valid JSON' });
-export const methodNotFound = (data: string) => new RpcFailure(404, { code: -32601, message: 'Method not found', data });
-export const invalidParams = (data: string) => new RpcFailure(400, { code: -32602, message: 'Invalid params', data });
+export const invalidRequest = (details: string) => new JsonRpcFailure(400, { code: -32600, message: 'Invalid Request', data: details });
+export const parseError = () => new JsonRpcFailure(400, { code: -32700, message: 'Parse error', data: 'The body is not valid JSON' });
+export const methodNotFound = (data: string) => new JsonRpcFailure(404, { code: -32601, message: 'Method not found', data });
+export const invalidParams = (data: string) => new JsonRpcFailure(400, { code: -32602, message: 'Invalid params', data });
 
 export function classify(body: unknown): Incoming {
   if (Array.isArray(body)) throw invalidRequest('Batch requests are not supported; send one JSON-RPC message per request');
@@ -58,7 +58,7 @@ export function classify(body: unknown): Incoming {
 }
 
 /** SEED.md's messages and data for the codes it lists; DESIGN §4's for the rest. */
-const RPC_TEXT: Partial<Record<ErrorCode, (e: MailcueError) => { message: string; data: unknown }>> = {
+const JSONRPC_TEXT: Partial<Record<ErrorCode, (e: MailcueError) => { message: string; data: unknown }>> = {
   plan_required: (e) => ({ message: e.message, data: 'Plan upgrade required' }),
   unauthorized: () => ({ message: 'Invalid API key', data: 'Authentication failed' }),
   invalid_parameter: (e) => ({ message: 'Invalid params', data: e.message }),
@@ -66,22 +66,23 @@ const RPC_TEXT: Partial<Record<ErrorCode, (e: MailcueError) => { message: string
   session_limit: (e) => ({ message: e.message, data: 'Close an open session (DELETE /mcp) or wait for one to idle out' }),
   credits_exhausted: (e) => ({ message: e.message, data: 'Credits reset on the first day of the next UTC month' }),
   internal: () => ({ message: 'Internal error', data: 'See the server log' }),
+  forbidden_origin: (e) => ({ message: e.message, data: e.message }),
 };
 
 /** Maps a thrown error to a JSON-RPC failure; null means "answer it as a tool result with isError". */
-export function toRpcFailure(thrown: unknown): RpcFailure | null {
-  if (thrown instanceof RpcFailure) return thrown;
+export function toJsonRpcFailure(thrown: unknown): JsonRpcFailure | null {
+  if (thrown instanceof JsonRpcFailure) return thrown;
   const err = asMailcueError(thrown);
   const spec = ERRORS[err.code];
   if (spec.jsonrpc === null) return null;
-  const text = RPC_TEXT[err.code]?.(err) ?? { message: err.message, data: err.code };
+  const text = JSONRPC_TEXT[err.code]?.(err) ?? { message: err.message, data: err.code };
   const headers: [string, string][] = [];
   if (typeof err.details?.retry_after_s === 'number') headers.push(['Retry-After', String(err.details.retry_after_s)]);
-  return new RpcFailure(spec.http, { code: spec.jsonrpc, message: text.message, data: text.data }, headers);
+  return new JsonRpcFailure(spec.http, { code: spec.jsonrpc, message: text.message, data: text.data }, headers);
 }
 
 /** SEED.md's error object always carries `data` (a string); transport errors reuse the message. */
-export function errorResponse(id: JsonRpcId, failure: RpcFailure): JsonRpcResponse {
+export function errorResponse(id: JsonRpcId, failure: JsonRpcFailure): JsonRpcResponse {
   const { code, message, data } = failure.error;
   return { jsonrpc: '2.0', id, error: { code, message, data: data ?? message } };
 }

@@ -2,8 +2,8 @@
 // plan, ops, credits, in SEED.md's order), then dispatch of initialize, ping, tools/*, resources/*.
 // Both transports (Streamable HTTP and legacy SSE) call `admit` and `execute`.
 import { createRequire } from 'node:module';
-import type { Admission } from '../../actors/account-actor.js';
-import type { Meter } from '../../actors/commands.js';
+import type { Admission } from '../../contract/results.js';
+import type { Meter } from '../../contract/commands.js';
 import type { Plan } from '../../config/plans.js';
 import { toolCredits } from '../../config/plans.js';
 import { MailcueError, fail } from '../../errors/registry.js';
@@ -13,7 +13,7 @@ import type { Deps } from '../../services/deps.js';
 import { normalizeAddress } from '../../services/validate.js';
 import { Cancellation, type CancelSignal } from '../../util/cancel.js';
 import { accountNamedBy, admitToken } from '../auth.js';
-import { invalidParams, methodNotFound, RpcFailure, toRpcFailure, type JsonRpcRequest } from './jsonrpc.js';
+import { invalidParams, methodNotFound, JsonRpcFailure, toJsonRpcFailure, type JsonRpcRequest } from './jsonrpc.js';
 import type { McpSession } from './sessions.js';
 import { findTool, toolList, validateArguments } from './tools/registry.js';
 import type { Tool, ToolContext } from './tools/tool.js';
@@ -36,7 +36,7 @@ export interface Admitted {
   tool?: Tool<any>;
   args?: Record<string, unknown>;
   /** A -32601/-32602 found before admission, answered only once the caller is known. */
-  deferred?: RpcFailure;
+  deferred?: JsonRpcFailure;
   /** A read-only tool already running beside the admission, for the admitted account. */
   early?: Promise<Record<string, unknown>>;
 }
@@ -54,7 +54,7 @@ export function planBlock(plan: Plan): MailcueError {
 export async function admit(deps: Deps, token: string | null, message: JsonRpcRequest, session: McpSession | null, sessionOk: boolean): Promise<Admitted> {
   let tool: Tool<any> | undefined;
   let args: Record<string, unknown> | undefined;
-  let deferred: RpcFailure | undefined;
+  let deferred: JsonRpcFailure | undefined;
   if (message.method === 'tools/call') {
     const name = message.params?.name;
     tool = typeof name === 'string' ? findTool(name) : undefined;
@@ -63,7 +63,7 @@ export async function admit(deps: Deps, token: string | null, message: JsonRpcRe
       if (!tool) throw methodNotFound(`Unknown tool: ${name}`);
       args = validateArguments(tool, message.params?.arguments);
     } catch (err) {
-      deferred = err as RpcFailure;
+      deferred = err as JsonRpcFailure;
     }
   }
   const meter: Meter = tool && !deferred && sessionOk ? { kind: 'tool', credits: toolCredits(tool.name) } : { kind: 'none' };
@@ -131,7 +131,7 @@ async function runTool(ctx: ExecuteContext, tool: Tool<any>, args: Record<string
     const out = await (ctx.admitted.early ?? tool.run(toolCtx, args));
     return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
   } catch (err) {
-    const failure = toRpcFailure(err);
+    const failure = toJsonRpcFailure(err);
     if (failure) throw failure;
     // Not-found and similar: a result the model can act on, never another account's data.
     const details = err instanceof MailcueError && err.details ? `\n${JSON.stringify(err.details)}` : '';
@@ -139,7 +139,7 @@ async function runTool(ctx: ExecuteContext, tool: Tool<any>, args: Record<string
   }
 }
 
-/** Runs an admitted request and returns its JSON-RPC result (or throws RpcFailure/MailcueError). */
+/** Runs an admitted request and returns its JSON-RPC result (or throws JsonRpcFailure/MailcueError). */
 export async function execute(ctx: ExecuteContext, message: JsonRpcRequest): Promise<unknown> {
   const { deps, admitted } = ctx;
   if (admitted.deferred) throw admitted.deferred;

@@ -5,9 +5,9 @@ import { Cancellation } from '../../util/cancel.js';
 import { bearerToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import { classify, errorResponse, parseError, RpcFailure, type JsonRpcId } from './jsonrpc.js';
+import { classify, errorResponse, parseError, JsonRpcFailure, type JsonRpcId } from './jsonrpc.js';
 import { admit, execute } from './mcp-server.js';
-import { asFailure, sendRpcFailure } from './rpc-answer.js';
+import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
 import { SseStream } from './sse-stream.js';
 import type { AgentToolEnv } from './streamable-http.js';
 
@@ -28,7 +28,7 @@ async function openStream(env: AgentToolEnv, ex: Exchange): Promise<void> {
     // Relative, so clients behind proxies keep the origin they connected to.
     stream.event('endpoint', `/messages?sessionId=${session.id}`);
   } catch (err) {
-    sendRpcFailure(ex, deps.config, 'sse', null, err);
+    sendJsonRpcFailure(ex, deps.config, 'sse', null, err);
   }
 }
 
@@ -40,9 +40,9 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
   let id: JsonRpcId = null;
   try {
     cors.check(ex);
-    if (!sessionId) throw new RpcFailure(400, { code: -32000, message: 'Bad Request: sessionId query parameter is required' });
+    if (!sessionId) throw new JsonRpcFailure(400, { code: -32000, message: 'Bad Request: sessionId query parameter is required' });
     const session = sessions.get(sessionId);
-    if (!session?.stream || session.stream.isClosed) throw new RpcFailure(404, { code: -32000, message: 'Session not found' });
+    if (!session?.stream || session.stream.isClosed) throw new JsonRpcFailure(404, { code: -32000, message: 'Session not found' });
     let body: unknown;
     try {
       body = JSON.parse((await ex.body()).toString('utf8'));
@@ -59,7 +59,7 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
     const controller = new Cancellation();
     try {
       const admitted = await admit(deps, token, message, session, true);
-      if (admitted.admission.account.id !== session.accountId) throw new RpcFailure(404, { code: -32000, message: 'Session not found' });
+      if (admitted.admission.account.id !== session.accountId) throw new JsonRpcFailure(404, { code: -32000, message: 'Session not found' });
       if (incoming.kind === 'notification') {
         if (message.method === 'notifications/cancelled') session.inflight.get(JSON.stringify(message.params?.requestId))?.abort();
         return;
@@ -78,7 +78,7 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
       session.inflight.delete(key);
     }
   } catch (err) {
-    sendRpcFailure(ex, deps.config, 'sse', id, err);
+    sendJsonRpcFailure(ex, deps.config, 'sse', id, err);
   }
 }
 

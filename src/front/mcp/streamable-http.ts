@@ -8,10 +8,10 @@ import { Cancellation } from '../../util/cancel.js';
 import { bearerToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import type { Cors } from './cors.js';
-import { classify, errorResponse, parseError, RpcFailure, type Incoming, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
+import type { Cors } from '../http/cors.js';
+import { classify, errorResponse, parseError, JsonRpcFailure, type Incoming, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
 import { admit, execute, planBlock, negotiateVersion, SERVER_NAME, SERVER_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-server.js';
-import { asFailure, sendRpcFailure } from './rpc-answer.js';
+import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
 import { requireSession, type McpSession, type SessionStore } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 
@@ -36,10 +36,10 @@ function wantsEventStream(ex: Exchange): boolean {
   return (ex.header('accept') ?? '').toLowerCase().includes('text/event-stream');
 }
 
-function versionHeaderProblem(ex: Exchange): RpcFailure | null {
+function versionHeaderProblem(ex: Exchange): JsonRpcFailure | null {
   const v = ex.header('mcp-protocol-version');
   if (v === undefined || (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(v)) return null;
-  return new RpcFailure(400, { code: -32000, message: `Bad Request: Unsupported protocol version: ${v} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})` });
+  return new JsonRpcFailure(400, { code: -32000, message: `Bad Request: Unsupported protocol version: ${v} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})` });
 }
 
 /** Protocol versions are dates, so they compare as strings. */
@@ -61,7 +61,7 @@ async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
     if (versionProblem) throw versionProblem;
     const contentType = ex.header('content-type');
     if (contentType && !contentType.toLowerCase().includes('application/json')) {
-      throw new RpcFailure(415, { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' });
+      throw new JsonRpcFailure(415, { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' });
     }
     let body: unknown;
     try {
@@ -69,7 +69,7 @@ async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
       body = JSON.parse(raw.toString('utf8'));
     } catch (err) {
       if (err instanceof MailcueError && err.code === 'payload_too_large') {
-        throw new RpcFailure(413, { code: -32600, message: 'Invalid Request', data: `The body exceeds ${MAX_BODY_BYTES} bytes` });
+        throw new JsonRpcFailure(413, { code: -32600, message: 'Invalid Request', data: `The body exceeds ${MAX_BODY_BYTES} bytes` });
       }
       throw parseError();
     }
@@ -100,7 +100,7 @@ async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
     }
     await answerRequest(env, ex, requireSession(sessionId, session, accountId), admitted, message, id!, acceptsSse);
   } catch (err) {
-    sendRpcFailure(ex, deps.config, 'mcp', id, err, sessionId ? [[SESSION_HEADER, sessionId]] : []);
+    sendJsonRpcFailure(ex, deps.config, 'mcp', id, err, sessionId ? [[SESSION_HEADER, sessionId]] : []);
   }
 }
 
@@ -171,7 +171,7 @@ async function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
       return;
     }
     const session = requireSession(sessionId, found, admitted.admission.account.id);
-    if (session.stream && !session.stream.isClosed) throw new RpcFailure(409, { code: -32000, message: 'Conflict: Only one SSE stream is allowed per session' });
+    if (session.stream && !session.stream.isClosed) throw new JsonRpcFailure(409, { code: -32000, message: 'Conflict: Only one SSE stream is allowed per session' });
     const stream = new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs);
     session.stream = stream;
     stream.onClose(() => {
@@ -179,7 +179,7 @@ async function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
       session.lastSeen = Date.now();
     });
   } catch (err) {
-    sendRpcFailure(ex, deps.config, 'mcp', null, err);
+    sendJsonRpcFailure(ex, deps.config, 'mcp', null, err);
   }
 }
 
@@ -195,7 +195,7 @@ async function handleDelete(env: AgentToolEnv, ex: Exchange): Promise<void> {
     sessions.close(requireSession(sessionId, found, admitted.admission.account.id).id);
     ex.sendJson(200, { success: true, message: 'Session ended' });
   } catch (err) {
-    sendRpcFailure(ex, deps.config, 'mcp', null, err);
+    sendJsonRpcFailure(ex, deps.config, 'mcp', null, err);
   }
 }
 

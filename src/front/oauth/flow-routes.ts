@@ -4,11 +4,11 @@
 import { MailcueError } from '../../errors/registry.js';
 import { newCredential, parseCredential } from '../../security/credentials.js';
 import type { Deps } from '../../services/deps.js';
-import type { IssuedTokens } from '../../actors/oauth-actor.js';
+import type { IssuedTokens } from '../../contract/results.js';
 import { admitToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import type { Cors } from '../mcp/cors.js';
+import type { Cors } from '../http/cors.js';
 import { issuer, knownResources } from './metadata-routes.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);

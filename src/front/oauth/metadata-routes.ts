@@ -3,7 +3,7 @@
 // authorization_servers[0] is byte-identical to the issuer.
 import type { Config } from '../../config/config.js';
 import type { Router } from '../http/router.js';
-import type { Cors } from '../mcp/cors.js';
+import type { Cors } from '../http/cors.js';
 
 export const SCOPE = 'mcp';
 

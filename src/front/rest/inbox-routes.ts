@@ -1,5 +1,4 @@
 // REST /v1/inboxes and their messages (DESIGN §3). Thin: parse, call a service, answer.
-import { toSummary } from '../../actors/model.js';
 import * as inboxes from '../../services/inboxes.js';
 import * as messages from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';
@@ -64,7 +63,7 @@ export function inboxRoutes(router: Router, deps: Deps): void {
       const timeoutS = intInRange(query.get('timeout'), 'timeout', 10, 60, WAIT_DEFAULT_S);
       const since = optionalSince(query.get('since'));
       const result = await messages.waitForMessage(deps, who, address(ex), { since, timeoutMs: timeoutS * 1000, match: 'any', signal: ex.signal });
-      ok(ex, 200, result.timed_out ? { timed_out: true, data: null } : { timed_out: false, data: toSummary(result.message) });
+      ok(ex, 200, result.timed_out ? { timed_out: true, data: null } : { timed_out: false, data: result.message });
     })
     .add('get', '/v1/inboxes/:address/messages/:id', async (ex) => {
       const who = await caller(deps, ex);

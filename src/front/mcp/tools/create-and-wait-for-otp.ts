@@ -3,7 +3,6 @@
 // the agent can use it while the call waits.
 import { createInbox } from '../../../services/inboxes.js';
 import { waitForMessage } from '../../../services/messages.js';
-import { toSummary } from '../../../actors/model.js';
 import { optionalBool } from '../../../services/validate.js';
 import { authVerdictSchema, defineTool, nullableString, UNTRUSTED_MAIL } from './tool.js';
 
@@ -44,7 +43,7 @@ export const createAndWaitForOtp = defineTool<{ domain?: string; timeout?: numbe
     const m = result.message;
     return {
       inbox: inbox.address, otp: m.otp, verification_link: m.verification_link, message_id: m.id,
-      from: m.from, subject: m.subject, received_at: m.date, timed_out: false, auth: toSummary(m).auth,
+      from: m.from, subject: m.subject, received_at: m.date, timed_out: false, auth: m.auth,
     };
   },
 });

@@ -1,5 +1,4 @@
 // watch_email: long-polls an existing inbox for its next message (or the first newer than `since`).
-import { toSummary } from '../../../actors/model.js';
 import { waitForMessage } from '../../../services/messages.js';
 import { optionalSince, requireAddress } from '../../../services/validate.js';
 import { defineTool, messageSummarySchema, UNTRUSTED_MAIL } from './tool.js';
@@ -30,6 +29,6 @@ export const watchEmail = defineTool<{ inbox: string; timeout?: number; since?: 
     const since = optionalSince(args.since);
     const timeoutMs = Math.min((args.timeout ?? 30) * 1000, ctx.maxWaitMs);
     const result = await waitForMessage(ctx.deps, ctx.caller, inbox, { since, match: 'any', timeoutMs, signal: ctx.signal });
-    return result.timed_out ? { timed_out: true, message: null } : { timed_out: false, message: toSummary(result.message) };
+    return result.timed_out ? { timed_out: true, message: null } : { timed_out: false, message: result.message };
   },
 });

@@ -3,7 +3,7 @@
 // metadata of the endpoint the client used (RFC 9728).
 import type { Config } from '../../config/config.js';
 import type { Exchange } from '../http/exchange.js';
-import { errorResponse, RpcFailure, toRpcFailure, type JsonRpcId } from './jsonrpc.js';
+import { errorResponse, JsonRpcFailure, toJsonRpcFailure, type JsonRpcId } from './jsonrpc.js';
 
 export type McpResource = 'mcp' | 'sse';
 
@@ -11,15 +11,15 @@ export function resourceMetadataUrl(config: Config, resource: McpResource): stri
   return `${config.mcpUrl}/.well-known/oauth-protected-resource/${resource}`;
 }
 
-export function asFailure(err: unknown): RpcFailure {
+export function asFailure(err: unknown): JsonRpcFailure {
   return (
-    toRpcFailure(err) ??
+    toJsonRpcFailure(err) ??
     // A service error with no JSON-RPC code outside a tool call (rare): report it as invalid params.
-    new RpcFailure(400, { code: -32602, message: 'Invalid params', data: (err as Error).message })
+    new JsonRpcFailure(400, { code: -32602, message: 'Invalid params', data: (err as Error).message })
   );
 }
 
-export function sendRpcFailure(ex: Exchange, config: Config, resource: McpResource, id: JsonRpcId, err: unknown, headers: [string, string][] = []): void {
+export function sendJsonRpcFailure(ex: Exchange, config: Config, resource: McpResource, id: JsonRpcId, err: unknown, headers: [string, string][] = []): void {
   const failure = asFailure(err);
   const extra: [string, string][] = [...failure.headers, ...headers];
   // Never a challenge on the plan error: insufficient_scope there sends connectors into a sign-in loop.

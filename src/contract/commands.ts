@@ -1,7 +1,7 @@
 // Every command an actor understands, as a discriminated union. The front tier packs one into an
 // envelope and routes it by `routeKey()`; the shard unpacks it and dispatches on `type`.
 import type { PlanName } from '../config/plans.js';
-import type { Authentication } from '../mail/authentication.js';
+import type { Authentication } from './authentication.js';
 import type { ParsedMessage } from './model.js';
 
 /** How a request is metered at admission: REST calls, tool calls, or neither. */

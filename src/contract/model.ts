@@ -1,7 +1,8 @@
-// The records the actors keep in LMDB and the shapes they answer with. Field names follow the
-// public API (snake_case) so that a record can be answered without renaming.
+// The records the actors keep in LMDB and the views they answer with: the shapes front and shard
+// share. Field names follow the public API (snake_case) so that a record can be answered without
+// renaming.
 import type { PlanName } from '../config/plans.js';
-import { verdict, type Authentication, type AuthVerdict } from '../mail/authentication.js';
+import { verdict, type Authentication, type AuthVerdict } from './authentication.js';
 
 export interface AccountRecord {
   id: string;
@@ -68,7 +69,7 @@ export interface MessageRecord {
   /** The injection-safe view (src/mail/safe-text.ts); absent on records stored before it existed. */
   safe_text?: string;
   warnings?: string[];
-  /** Sender authentication (src/mail/authentication.ts); absent on records stored before it existed. */
+  /** Sender authentication (src/contract/authentication.ts); absent on records stored before it existed. */
   authentication?: Authentication;
 }
 
@@ -84,6 +85,33 @@ export interface MessageSummary {
   verification_link: string | null;
   read: boolean;
   auth: AuthVerdict;
+}
+
+export interface DomainRecord {
+  domain: string;
+  account_id: string;
+  /** 32 lowercase hex characters, unique per domain and account. */
+  token: string;
+  verified: boolean;
+  added_at: string;
+  verified_at: string | null;
+}
+
+export interface WebhookRecord {
+  id: string;
+  account_id: string;
+  inbox: string;
+  url: string;
+  created_at: string;
+  failure_count: number;
+  disabled: boolean;
+}
+
+export interface DeliveryLog {
+  at: string;
+  status: number | null;
+  latency_ms: number;
+  error: string | null;
 }
 
 /** A parsed message as the ingress hands it to the shard (id, inbox and date are the shard's). */

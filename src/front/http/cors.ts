@@ -2,8 +2,8 @@
 // clients must read Mcp-Session-Id and WWW-Authenticate, and a foreign Origin is refused (403)
 // against DNS rebinding. A request without Origin (every non-browser client) is allowed.
 import type { Config } from '../../config/config.js';
-import type { Exchange } from '../http/exchange.js';
-import { RpcFailure } from './jsonrpc.js';
+import { MailcueError } from '../../errors/registry.js';
+import type { Exchange } from './exchange.js';
 
 const EXPOSE = 'Mcp-Session-Id, WWW-Authenticate, Mcp-Protocol-Version';
 const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID';
@@ -23,7 +23,7 @@ export class Cors {
 
   /** Refuses a foreign Origin with 403 (MCP 2025-11-25: "MUST respond with 403 Forbidden"). */
   check(ex: Exchange): void {
-    if (!this.originAllowed(ex)) throw new RpcFailure(403, { code: -32000, message: 'Forbidden: Origin not allowed' });
+    if (!this.originAllowed(ex)) throw new MailcueError('forbidden_origin', 'Forbidden: Origin not allowed');
   }
 
   /** Adds the CORS headers to the answer being built. */

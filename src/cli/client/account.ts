@@ -1,0 +1,97 @@
+// `mailcue account` (GET /v1/account), `mailcue login` and `mailcue logout` (the saved profile).
+import type { Command } from 'commander';
+import { context, type Ctx } from './context.js';
+import { configPath, readProfile, resolveConnection, writeProfile } from './connection.js';
+import { CliError } from './errors.js';
+import { Api, type Json } from './http.js';
+import { Output } from './output.js';
+
+function printAccount(ctx: Ctx, a: Json): void {
+  const limits = (a.limits ?? {}) as Json;
+  ctx.out.record([
+    ['Account', a.id],
+    ['Plan', a.plan],
+    ['Credits', `${String(a.credits_used)} used, ${String(a.credits_left)} left of ${String(limits.monthly_credits)} this month`],
+    ['Requests', `${String(a.requests_this_minute ?? '-')} this minute of ${String(limits.requests_per_minute)}`],
+    ['Agent tools', limits.tool_execution ? `${String(a.ops_this_minute)} ops this minute of ${String(limits.ops_per_minute)}; ${String(a.sessions_open)} of ${String(limits.concurrent_sessions)} sessions` : 'not on this plan'],
+    ['Custom domains', limits.custom_domains],
+    ['Webhooks', limits.webhooks],
+  ]);
+}
+
+/** The key from --api-key or MAILCUE_API_KEY, else typed (hidden) on a terminal, else read from stdin. */
+async function readKey(given: string | undefined): Promise<string> {
+  if (given) return given;
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    let text = '';
+    for await (const chunk of stdin) text += chunk;
+    return text.trim();
+  }
+  process.stderr.write('API key: ');
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  let key = '';
+  try {
+    for await (const chunk of stdin) {
+      for (const ch of chunk as string) {
+        if (ch === '\r' || ch === '\n') return key.trim();
+        if (ch === '\u0003') throw new CliError('usage', 'cancelled');
+        if (ch === '\u007f') key = key.slice(0, -1);
+        else key += ch;
+      }
+    }
+    return key.trim();
+  } finally {
+    stdin.setRawMode(false);
+    stdin.pause();
+    process.stderr.write('\n');
+  }
+}
+
+export function registerAccount(program: Command): void {
+  program
+    .command('account')
+    .description('your plan, credits and limits')
+    .action(async (_flags: unknown, cmd: Command) => {
+      const ctx = context(cmd);
+      const a = (await ctx.api.call('GET', '/v1/account')).data as Json;
+      ctx.out.result(a, () => printAccount(ctx, a), () => String(a.plan));
+    });
+
+  program
+    .command('login')
+    .description(`check an API key and save it for this URL in ${'$XDG_CONFIG_HOME'}/mailcue/config.json (mode 0600)`)
+    .addHelpText('after', `
+The key comes from --api-key or MAILCUE_API_KEY, or is typed (hidden) on a terminal, or is read
+from stdin:  echo "$KEY" | mailcue login --url https://mail.example.com`)
+    .action(async (_flags: unknown, cmd: Command) => {
+      const opts = cmd.optsWithGlobals<{ url?: string; apiKey?: string; json?: boolean; quiet?: boolean }>();
+      const out = new Output({ json: opts.json === true, quiet: opts.quiet === true });
+      const profile = readProfile();
+      const { url } = resolveConnection({ url: opts.url }, profile);
+      const key = await readKey(opts.apiKey || process.env.MAILCUE_API_KEY);
+      if (!key) throw new CliError('usage', 'no API key given');
+      const account = (await new Api(url, key).call('GET', '/v1/account')).data as Json;
+      profile.hosts[url] = { api_key: key, account: String(account.id) };
+      profile.current = url;
+      const file = writeProfile(profile);
+      out.result({ url, account: account.id, plan: account.plan, config: file },
+        () => out.done(`logged in to ${url} as ${String(account.id)} (${String(account.plan)} plan); saved to ${file}`), () => file);
+    });
+
+  program
+    .command('logout')
+    .description('forget the saved key for the current URL')
+    .action(async (_flags: unknown, cmd: Command) => {
+      const opts = cmd.optsWithGlobals<{ url?: string; json?: boolean; quiet?: boolean }>();
+      const out = new Output({ json: opts.json === true, quiet: opts.quiet === true });
+      const profile = readProfile();
+      const { url } = resolveConnection({ url: opts.url }, profile);
+      const had = url in profile.hosts;
+      delete profile.hosts[url];
+      if (profile.current === url) profile.current = Object.keys(profile.hosts)[0] ?? null;
+      if (had) writeProfile(profile);
+      out.result({ url, logged_out: had }, () => out.done(had ? `logged out of ${url}` : `not logged in to ${url} (${configPath()})`));
+    });
+}

@@ -1,0 +1,81 @@
+// The client's one error type and its exit codes, documented in `mailcue --help` and the README:
+// scripts branch on the code, people read the one-line message and the hint.
+
+export const EXIT = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  notFound: 3,
+  auth: 4,
+  plan: 5,
+  timeout: 124, // like timeout(1), so CI scripts can tell "no mail yet" from a failure
+} as const;
+
+export const EXIT_CODES_HELP = `Exit codes:
+  0    success
+  1    error (the server's error code and message are printed on stderr)
+  2    usage error (unknown command, missing argument, bad option)
+  3    not found (inbox, message, domain, webhook)
+  4    authentication failed (no key, or an invalid one)
+  5    plan required (feature or credits not available on your plan)
+  124  timed out waiting (mailcue wait, inbox create --wait-otp)`;
+
+export class CliError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly hint: string | null = null,
+    readonly exitCode: number = exitCodeFor(code, 0),
+    readonly body: Record<string, unknown> = {},
+    /** Lines printed after the error and hint (e.g. the DNS records still needed). */
+    readonly details: readonly string[] = [],
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+
+  withDetails(details: readonly string[]): CliError {
+    return new CliError(this.code, this.message, this.hint, this.exitCode, this.body, details);
+  }
+
+  static fromServer(status: number, code: string, message: string, body: Record<string, unknown>, retryAfterS: number | null): CliError {
+    return new CliError(code, message, hintFor(code, body, retryAfterS), exitCodeFor(code, status), body);
+  }
+}
+
+function exitCodeFor(code: string, status: number): number {
+  if (code === 'usage') return EXIT.usage;
+  if (code === 'timeout') return EXIT.timeout;
+  if (code === 'unauthorized' || status === 401) return EXIT.auth;
+  if (code === 'plan_required' || code === 'credits_exhausted' || status === 402) return EXIT.plan;
+  if (status === 404) return EXIT.notFound;
+  return EXIT.error;
+}
+
+function hintFor(code: string, body: Record<string, unknown>, retryAfterS: number | null): string | null {
+  switch (code) {
+    case 'unauthorized':
+      return 'check MAILCUE_API_KEY or run mailcue login';
+    case 'plan_required':
+      return typeof body.upgrade_url === 'string' ? `upgrade to Growth or Enterprise: ${body.upgrade_url}` : 'this needs the Growth or Enterprise plan';
+    case 'credits_exhausted':
+      return 'the monthly credits of your plan are used up; mailcue account shows your usage';
+    case 'rate_limited':
+    case 'session_limit':
+      return retryAfterS !== null && Number.isFinite(retryAfterS) ? `retry in ${retryAfterS} s` : 'retry in a minute';
+    case 'inbox_not_found':
+      return 'mailcue inbox list shows your inboxes';
+    case 'domain_not_verified':
+      return 'use a service domain, or add and verify your own: mailcue domains add DOMAIN';
+    case 'domain_not_found':
+      return 'mailcue domains list shows your domains';
+    case 'not_found':
+      return 'mailcue webhooks list shows your webhooks';
+    case 'verification_failed':
+      return typeof body.hint === 'string' ? body.hint : 'publish the records below, then run verify again (DNS may take a while)';
+    case 'inbox_not_owned':
+      return 'the inbox must be one of yours: mailcue inbox create';
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,44 @@
+// What a shard answers besides records and views: admission decisions, wait outcomes, issued
+// tokens, shard stats; and the one method the rpc server needs from whatever executes commands.
+import type { CancelSignal } from '../util/cancel.js';
+import type { Command } from './commands.js';
+import type { AccountView, MessageSummary } from './model.js';
+
+export interface RateState {
+  limit: number;
+  remaining: number;
+  reset_s: number;
+}
+
+export interface Admission {
+  account: AccountView;
+  rate: RateState;
+  /** Present for tool calls: the credits left after this one. */
+  credits_left?: number;
+}
+
+/** A wait answers with the summary: the front never receives (and trims) a whole message. */
+export type WaitResult = { timed_out: false; message: MessageSummary } | { timed_out: true; message: null };
+
+export interface IssuedTokens {
+  scope: string;
+  expires_in: number;
+}
+
+export interface ShardStats {
+  shard: number;
+  parked_waiters: number;
+  inboxes: number;
+  messages: number;
+}
+
+/** Per-request facts the dispatcher hands an actor: the caller may cancel a long-poll. */
+export interface RequestScope {
+  readonly signal: CancelSignal;
+  readonly deadline: number;
+}
+
+/** What executes commands on a shard (the actors); the rpc server depends on this alone. */
+export interface CommandDispatcher {
+  dispatch(command: Command, scope: RequestScope): unknown;
+}

@@ -1,0 +1,88 @@
+// End to end: the answers the transports give before any tool runs (foreign Origin, missing or
+// unknown session, wrong method, wrong media type, oversized or broken bodies), pinned on the wire
+// so that mapping them through the error registry changes nothing a client sees.
+import test from 'ava';
+import { rawInitialize, rawMcp } from '../helpers/mcp.js';
+import { startService, type Service } from '../helpers/service.js';
+
+let svc: Service;
+let key: string;
+let auth: Record<string, string>;
+let session: string;
+
+test.before(async () => {
+  svc = await startService();
+  key = (await svc.createAccount('growth')).api_key;
+  auth = { authorization: `Bearer ${key}` };
+  session = await rawInitialize(svc.baseUrl, key, '2025-06-18');
+});
+test.after.always(async () => {
+  await svc?.stop();
+});
+
+async function answer(res: Response): Promise<{ status: number; body: unknown }> {
+  return { status: res.status, body: await res.json() };
+}
+
+const ping = { jsonrpc: '2.0', id: 7, method: 'ping' };
+
+/** SEED.md's JSON-RPC error body: `data` always present, the message itself when nothing more is known. */
+function rpcError(status: number, id: number | null, code: number, message: string, data = message) {
+  return { status, body: { jsonrpc: '2.0', id, error: { code, message, data } } };
+}
+
+test('transport errors - a foreign Origin is 403 on both transports', async (t) => {
+  const evil = { ...auth, origin: 'https://evil.example' };
+  const expected = rpcError(403, null, -32000, 'Forbidden: Origin not allowed');
+  t.deepEqual(await answer(await rawMcp(svc.baseUrl, ping, evil)), expected);
+  t.deepEqual(await answer(await fetch(`${svc.baseUrl}/sse`, { headers: evil })), expected);
+});
+
+test('transport errors - a missing session is 400, an unknown one 404', async (t) => {
+  t.deepEqual(await answer(await rawMcp(svc.baseUrl, ping, auth)), rpcError(400, 7, -32000, 'Bad Request: Mcp-Session-Id header is required'));
+  t.deepEqual(await answer(await rawMcp(svc.baseUrl, ping, { ...auth, 'mcp-session-id': 'nope' })), rpcError(404, 7, -32000, 'Session not found'));
+  const post = (query: string) => fetch(`${svc.baseUrl}/messages${query}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(ping) });
+  t.deepEqual(await answer(await post('')), rpcError(400, null, -32000, 'Bad Request: sessionId query parameter is required'));
+  t.deepEqual(await answer(await post('?sessionId=nope')), rpcError(404, null, -32000, 'Session not found'));
+});
+
+test('transport errors - a method a transport does not serve is 405 with Allow', async (t) => {
+  const put = await fetch(`${svc.baseUrl}/mcp`, { method: 'PUT', headers: auth });
+  t.is(put.headers.get('allow'), 'GET, POST, DELETE');
+  t.deepEqual(await answer(put), rpcError(405, null, -32000, 'Method not allowed.', 'Use GET, POST or DELETE on /mcp'));
+  const postSse = await fetch(`${svc.baseUrl}/sse`, { method: 'POST', headers: auth, body: '{}' });
+  t.is(postSse.headers.get('allow'), 'GET');
+  t.deepEqual(await answer(postSse), rpcError(405, null, -32000, 'Method not allowed', 'Use GET /sse, or POST /mcp'));
+});
+
+test('transport errors - media type, protocol version, JSON and JSON-RPC shape', async (t) => {
+  const s = { ...auth, 'mcp-session-id': session };
+  t.deepEqual(
+    await answer(await rawMcp(svc.baseUrl, ping, { ...s, 'content-type': 'text/plain' })),
+    rpcError(415, null, -32000, 'Unsupported Media Type: Content-Type must be application/json'),
+  );
+  t.deepEqual(
+    await answer(await rawMcp(svc.baseUrl, ping, { ...s, 'mcp-protocol-version': '1999-01-01' })),
+    rpcError(400, null, -32000, 'Bad Request: Unsupported protocol version: 1999-01-01 (supported versions: 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)'),
+  );
+  t.deepEqual(await answer(await rawMcp(svc.baseUrl, '{nope', s)), rpcError(400, null, -32700, 'Parse error', 'The body is not valid JSON'));
+  t.deepEqual(
+    await answer(await rawMcp(svc.baseUrl, [ping], s)),
+    rpcError(400, null, -32600, 'Invalid Request', 'Batch requests are not supported; send one JSON-RPC message per request'),
+  );
+  t.deepEqual(
+    await answer(await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: 8, method: 'nope/nope' }, s)),
+    rpcError(404, 8, -32601, 'Method not found', 'Unknown method: nope/nope'),
+  );
+});
+
+test('transport errors - REST answers its error body for bad JSON and unknown routes', async (t) => {
+  const post = (body: string) => fetch(`${svc.baseUrl}/v1/inboxes`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body });
+  t.deepEqual(await answer(await post('{nope')), { status: 400, body: { success: false, error: 'invalid_json', message: 'The request body is not valid JSON' } });
+  t.deepEqual(await answer(await fetch(`${svc.baseUrl}/v1/nothing`, { headers: auth })), {
+    status: 404, body: { success: false, error: 'route_not_found', message: 'No route for GET /v1/nothing' },
+  });
+  t.deepEqual(await answer(await fetch(`${svc.baseUrl}/v1/inboxes`, { method: 'PUT', headers: auth })), {
+    status: 404, body: { success: false, error: 'route_not_found', message: 'No route for PUT /v1/inboxes' },
+  });
+});

@@ -1,0 +1,66 @@
+// Runs the built client (`node bin/mailcue.js …`) as a child process, the way a shell or CI job
+// does: its own env (MAILCUE_URL, MAILCUE_API_KEY, a temp XDG_CONFIG_HOME), stdin, exit code.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Service } from './service.js';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = path.join(ROOT, 'bin/mailcue.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  env?: Record<string, string | undefined>;
+  input?: string;
+  cwd?: string;
+}
+
+/** A temp config home, so no test reads or writes the real ~/.config. */
+export function tempConfigHome(): string {
+  return mkdtempSync(path.join(os.tmpdir(), 'mailcue-cli-'));
+}
+
+/** The client env with none of the parent's MAILCUE_* settings leaking in. */
+export function cliEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('MAILCUE_') && k !== 'NO_COLOR') env[k] = v;
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: cliEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'], cwd: options.cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b) => (stdout += b));
+    child.stderr.on('data', (b) => (stderr += b));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** The gauge of long-polls parked on the shards (DESIGN §2), read from /metrics. */
+export async function parkedWaiters(svc: Service): Promise<number> {
+  const base = (svc as Service & { opsUrl?: string }).opsUrl ?? svc.baseUrl;
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return Number(/^mailcue_parked_waiters (\d+)/m.exec(text)?.[1] ?? NaN);
+}
+
+/** Resolves once at least `n` long-polls are parked: the client is waiting, mail may be sent. */
+export async function untilParked(svc: Service, n = 1, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if ((await parkedWaiters(svc)) >= n) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`no parked waiter after ${timeoutMs} ms`);
+}
