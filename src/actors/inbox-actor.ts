@@ -16,6 +16,8 @@ export class InboxActor {
   readonly afterCommit: ((message: MessageRecord) => void)[] = [];
   /** Run inside the transaction that removes an inbox. */
   readonly inboxDropped: ((address: string) => void)[] = [];
+  /** Run after an inbox's record or counts changed (the account's change feed). */
+  readonly changed: ((accountId: string, address: string) => void)[] = [];
 
   constructor(private readonly ctx: ActorContext) {}
 
@@ -38,7 +40,7 @@ export class InboxActor {
       case 'inbox.deliver':
         return this.deliver(cmd.address, cmd);
       case 'message.list':
-        return this.listMessages(cmd.accountId, cmd.address, cmd.limit, cmd.unreadOnly);
+        return this.listMessages(cmd);
       case 'message.latest': {
         this.owned(cmd.accountId, cmd.address);
         const newest = this.newest(cmd.address);
@@ -90,6 +92,7 @@ export class InboxActor {
       if (store.inboxes.get(address)) fail('address_taken', `The address ${address} is already taken`);
       store.inboxes.create(record);
     });
+    this.noteChange(accountId, address);
     return toInboxView(record);
   }
 
@@ -133,6 +136,7 @@ export class InboxActor {
       this.dropInbox(accountId, address);
     });
     this.ctx.waiters.failAll(address, new MailcueError('inbox_not_found', `Inbox ${address} was deleted`));
+    this.noteChange(accountId, address);
     return { address };
   }
 
@@ -151,7 +155,10 @@ export class InboxActor {
       for (const address of addresses) this.dropInbox(accountId, address);
       return addresses;
     });
-    for (const address of removed) this.ctx.waiters.failAll(address, new MailcueError('inbox_not_found', `Inbox ${address} was deleted`));
+    for (const address of removed) {
+      this.ctx.waiters.failAll(address, new MailcueError('inbox_not_found', `Inbox ${address} was deleted`));
+      this.noteChange(accountId, address);
+    }
     return removed;
   }
 
@@ -160,14 +167,16 @@ export class InboxActor {
     const message: MessageRecord = {
       ...cmd.message, id: newMessageId(this.ctx.now()), inbox: address, date: new Date(this.ctx.now()).toISOString(), read: false,
     };
-    await store.transaction(() => {
+    const accountId = await store.transaction(() => {
       const current = store.inboxes.get(address);
       if (!current) fail('inbox_not_found', `Inbox ${address} not found`);
       store.inboxes.update({ ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
       store.messages.put(message, cmd.raw);
       for (const hook of this.inTransaction) hook(message);
+      return current.account_id;
     });
     this.ctx.waiters.deliver(address, message);
+    this.noteChange(accountId, address);
     for (const hook of this.afterCommit) hook(message);
     return { id: message.id };
   }
@@ -177,15 +186,21 @@ export class InboxActor {
     return undefined;
   }
 
-  private listMessages(accountId: string, address: string, limit: number, unreadOnly: boolean): MessageSummary[] {
-    this.owned(accountId, address);
+  private listMessages(cmd: Extract<MessageCommand, { type: 'message.list' }>): MessageSummary[] {
+    this.owned(cmd.accountId, cmd.address);
+    const query = cmd.query ? cmd.query.toLowerCase() : null;
     const out: MessageSummary[] = [];
-    for (const value of this.ctx.store.messages.newestFirst(address)) {
-      if (unreadOnly && value.read) continue;
+    for (const value of this.ctx.store.messages.newestFirst(cmd.address, cmd.before ?? null)) {
+      if (cmd.unreadOnly && value.read) continue;
+      if (query && !matches(value, query)) continue;
       out.push(toSummary(value));
-      if (out.length >= limit) break;
+      if (out.length >= cmd.limit) break;
     }
     return out;
+  }
+
+  private noteChange(accountId: string, address: string): void {
+    for (const hook of this.changed) hook(accountId, address);
   }
 
   private async getMessage(accountId: string, address: string, id: string, markRead: boolean): Promise<MessageRecord> {
@@ -201,6 +216,9 @@ export class InboxActor {
       store.messages.put(next);
       store.inboxes.update({ ...inbox, unread_count: Math.max(0, inbox.unread_count - 1) });
       return next;
+    }).then((next) => {
+      this.noteChange(accountId, address);
+      return next;
     });
   }
 
@@ -214,6 +232,7 @@ export class InboxActor {
         ...inbox, message_count: Math.max(0, inbox.message_count - 1), unread_count: Math.max(0, inbox.unread_count - (message.read ? 0 : 1)),
       });
     });
+    this.noteChange(accountId, address);
     return { id };
   }
 
@@ -244,6 +263,11 @@ export class InboxActor {
   private cancelWait(waiter: PendingWait): void {
     if (this.ctx.waiters.remove(waiter)) waiter.settle('timeout');
   }
+}
+
+/** A search over what the message list shows: sender, subject and code. */
+function matches(m: MessageRecord, query: string): boolean {
+  return m.from.toLowerCase().includes(query) || m.subject.toLowerCase().includes(query) || (m.otp ?? '').includes(query);
 }
 
 /** One parked long-poll: the little a waiter keeps (tens of thousands may be parked at once). */

@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import { Sealer } from '../security/sealer.js';
 import { openShardStore, type ShardStore } from '../storage/shard-store.js';
 import { AccountActor } from './account-actor.js';
+import { AccountFeed, type ChangeKind } from './account-feed.js';
 import type { Command } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
 import type { RequestScope, ShardStats } from '../contract/results.js';
@@ -13,6 +14,15 @@ import { OAuthActor } from './oauth-actor.js';
 import { WebhookActor } from './webhook-actor.js';
 import { WaiterRegistry } from './waiters.js';
 
+/** Commands that change what an account's dashboard shows, besides the inbox actor's own. */
+const FEED_KINDS: Partial<Record<Command['type'], ChangeKind>> = {
+  'domain.add': 'domains',
+  'domain.mark_verified': 'domains',
+  'domain.delete': 'domains',
+  'webhook.register': 'webhooks',
+  'webhook.delete': 'webhooks',
+};
+
 export class ShardActors {
   readonly ctx: ActorContext;
   readonly accounts: AccountActor;
@@ -20,6 +30,7 @@ export class ShardActors {
   readonly domains: DomainActor;
   readonly oauth: OAuthActor;
   readonly webhooks: WebhookActor;
+  readonly feed = new AccountFeed();
 
   constructor(shardId: number, config: Config, dataDir: string, masterKey: string) {
     const store: ShardStore = openShardStore(dataDir);
@@ -36,10 +47,21 @@ export class ShardActors {
     this.inboxes.inTransaction.push((message) => this.webhooks.enqueue(message));
     this.inboxes.inboxDropped.push((address) => this.webhooks.dropInbox(address));
     this.inboxes.afterCommit.push(() => this.webhooks.schedule(0));
+    this.inboxes.changed.push((accountId, address) => this.feed.note(accountId, { kind: 'inbox', inbox: address }));
     this.webhooks.start();
   }
 
   dispatch(command: Command, scope: RequestScope): unknown {
+    const result = this.route(command, scope);
+    const kind = FEED_KINDS[command.type];
+    if (kind && 'accountId' in command) {
+      const accountId = command.accountId;
+      Promise.resolve(result).then(() => this.feed.note(accountId, { kind }), () => undefined);
+    }
+    return result;
+  }
+
+  private route(command: Command, scope: RequestScope): unknown {
     const [family] = command.type.split('.', 1);
     switch (family) {
       case 'account':
@@ -55,6 +77,10 @@ export class ShardActors {
         return this.webhooks.handle(command as Extract<Command, { type: `webhook.${string}` }>);
       case 'shard':
         return this.stats();
+      case 'feed': {
+        const { accountId, since, epoch, timeoutMs } = command as Extract<Command, { type: 'feed.watch' }>;
+        return this.feed.watch(accountId, since, epoch, timeoutMs, scope.signal);
+      }
       default:
         throw new Error(`unknown command ${command.type}`);
     }
@@ -63,7 +89,7 @@ export class ShardActors {
   stats(): ShardStats {
     return {
       shard: this.ctx.shardId,
-      parked_waiters: this.ctx.waiters.size,
+      parked_waiters: this.ctx.waiters.size + this.feed.size,
       inboxes: this.ctx.store.inboxes.count(),
       messages: this.ctx.store.messages.count(),
     };
@@ -72,6 +98,7 @@ export class ShardActors {
   /** Graceful stop: answer parked waiters, then flush and close LMDB. */
   async close(): Promise<void> {
     this.ctx.waiters.drain();
+    this.feed.drain();
     this.accounts.flush();
     await this.webhooks.stop();
     await this.ctx.store.close();

@@ -121,6 +121,12 @@ process.on('unhandledRejection', (reason) => {
   console.error(JSON.stringify({ level: 50, time: Date.now(), msg: 'unhandled rejection', err: String((reason as Error)?.stack ?? reason) }));
 });
 
+// `mailcue inbox list | head -1`: a reader that has gone away is not an error of ours.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(EXIT.ok);
+  throw err;
+});
+
 main().catch((err: unknown) => {
   console.error(`mailcue: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);

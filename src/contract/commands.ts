@@ -47,7 +47,13 @@ export type InboxCommand =
   | { type: 'message.set_auth'; address: string; id: string; authentication: Authentication };
 
 export type MessageCommand =
-  | { type: 'message.list'; accountId: string; address: string; limit: number; unreadOnly: boolean }
+  | {
+      type: 'message.list'; accountId: string; address: string; limit: number; unreadOnly: boolean;
+      /** Page on: only messages older than this id. */
+      before?: string | null;
+      /** Only messages whose sender, subject or code contains this (case-insensitive). */
+      query?: string | null;
+    }
   | { type: 'message.get'; accountId: string; address: string; id: string; markRead: boolean }
   | { type: 'message.latest'; accountId: string; address: string }
   | { type: 'message.raw'; accountId: string; address: string; id: string }
@@ -85,7 +91,10 @@ export type WebhookCommand =
 
 export type ShardCommand = { type: 'shard.stats' } | { type: 'shard.ping' };
 
-export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand;
+/** The account's changes on one shard after a cursor (account-feed.ts); sent to every shard. */
+export type FeedCommand = { type: 'feed.watch'; accountId: string; since: number | null; epoch: string | null; timeoutMs: number };
+
+export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand | FeedCommand;
 export type CommandType = Command['type'];
 
 /** The key a command is routed by, or null for commands that go to every shard. */
@@ -125,6 +134,7 @@ export function routeKey(command: Command): string | null {
     case 'inbox.delete_by_domain':
     case 'shard.stats':
     case 'shard.ping':
+    case 'feed.watch':
       return null;
     default:
       return command.address;

@@ -51,6 +51,12 @@ export interface AttachmentMeta {
   size: number;
 }
 
+/** Why extraction picked each value, or why it is null (the full message view shows it). */
+export interface ExtractionReasons {
+  otp_reason: string;
+  link_reason: string;
+}
+
 export interface MessageRecord {
   id: string;
   inbox: string;
@@ -64,6 +70,8 @@ export interface MessageRecord {
   attachments: AttachmentMeta[];
   otp: string | null;
   verification_link: string | null;
+  /** Absent on messages the pool could not parse (and on records written before reasons were kept). */
+  extraction?: ExtractionReasons;
   read: boolean;
   size: number;
   /** The injection-safe view (src/mail/safe-text.ts); absent on records stored before it existed. */
@@ -131,6 +139,13 @@ export function toSummary(m: MessageRecord): MessageSummary {
     read: m.read,
     auth: verdict(m.authentication),
   };
+}
+
+const NOT_RECORDED = 'no extraction was recorded for this message (it could not be parsed)';
+
+/** The reasons of a message's extraction, for its full view; always present there. */
+export function extractionOf(m: Pick<MessageRecord, 'extraction'>): ExtractionReasons {
+  return m.extraction ?? { otp_reason: NOT_RECORDED, link_reason: NOT_RECORDED };
 }
 
 export function toInboxView(r: InboxRecord): InboxView {

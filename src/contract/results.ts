@@ -32,6 +32,22 @@ export interface ShardStats {
   messages: number;
 }
 
+/** What changed for an account on one shard (the dashboard's event stream, account-feed.ts). */
+export interface Change {
+  kind: 'inbox' | 'domains' | 'webhooks';
+  /** The inbox, for kind 'inbox'. */
+  inbox?: string;
+}
+
+/** The answer to `feed.watch`: the shard's cursor and the account's changes since the caller's. */
+export interface ChangesAnswer {
+  epoch: string;
+  seq: number;
+  /** The caller missed changes it cannot be told about: it reloads what it shows. */
+  reset: boolean;
+  changes: Change[];
+}
+
 /** Per-request facts the dispatcher hands an actor: the caller may cancel a long-poll. */
 export interface RequestScope {
   readonly signal: CancelSignal;

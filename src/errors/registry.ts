@@ -1,51 +1,63 @@
 // One registry of every error Mailcue can answer: each code maps once to its HTTP status, its
-// JSON-RPC code (agent-tool server) and its SMTP reply where one applies. Boundaries translate
-// through this table and nowhere else.
+// JSON-RPC code (agent-tool server) and its SMTP reply where one applies. Boundaries (REST,
+// the agent-tool transports, the SMTP ingress) translate through this table and nowhere else.
 
 export interface ErrorSpec {
   readonly http: number;
   /** JSON-RPC code for the agent-tool server; null means "a tool result with isError:true". */
   readonly jsonrpc: number | null;
-  /** SMTP reply code, where the error can surface during an SMTP transaction. */
-  readonly smtp?: number;
-  /** Safe to retry the same request later. */
-  readonly retryable: boolean;
+  /** SMTP reply code and enhanced status (RFC 3463), where the error can end an SMTP command. */
+  readonly smtp?: readonly [number, string];
 }
 
+const TEMPORARY = [451, '4.3.0'] as const;
+
 export const ERRORS = {
-  unauthorized: { http: 401, jsonrpc: -32002, retryable: false },
-  plan_required: { http: 403, jsonrpc: -32001, retryable: false },
-  rate_limited: { http: 429, jsonrpc: -32003, retryable: true },
-  session_limit: { http: 429, jsonrpc: -32004, retryable: true },
-  credits_exhausted: { http: 402, jsonrpc: -32005, retryable: false },
-  invalid_parameter: { http: 400, jsonrpc: -32602, retryable: false },
-  invalid_json: { http: 400, jsonrpc: -32700, retryable: false },
-  invalid_address: { http: 400, jsonrpc: null, retryable: false },
-  payload_too_large: { http: 413, jsonrpc: -32600, smtp: 552, retryable: false },
-  not_found: { http: 404, jsonrpc: null, retryable: false },
-  inbox_not_found: { http: 404, jsonrpc: null, smtp: 550, retryable: false },
-  message_not_found: { http: 404, jsonrpc: null, retryable: false },
-  attachment_not_found: { http: 404, jsonrpc: null, retryable: false },
-  address_taken: { http: 409, jsonrpc: null, retryable: false },
-  domain_not_verified: { http: 403, jsonrpc: null, retryable: false },
-  invalid_domain: { http: 400, jsonrpc: null, retryable: false },
-  limit_reached: { http: 400, jsonrpc: null, retryable: false },
-  domain_not_found: { http: 404, jsonrpc: null, retryable: false },
-  domain_taken: { http: 409, jsonrpc: null, retryable: false },
-  verification_failed: { http: 422, jsonrpc: null, retryable: true },
-  dns_lookup_failed: { http: 503, jsonrpc: null, retryable: true },
-  invalid_url: { http: 400, jsonrpc: null, retryable: false },
-  inbox_not_owned: { http: 403, jsonrpc: null, retryable: false },
-  route_not_found: { http: 404, jsonrpc: -32601, retryable: false },
-  method_not_allowed: { http: 405, jsonrpc: -32601, retryable: false },
-  forbidden_origin: { http: 403, jsonrpc: -32000, retryable: false },
-  invalid_grant: { http: 400, jsonrpc: null, retryable: false },
-  unavailable: { http: 503, jsonrpc: -32603, smtp: 451, retryable: true },
-  deadline_exceeded: { http: 504, jsonrpc: -32603, smtp: 451, retryable: true },
-  internal: { http: 500, jsonrpc: -32603, smtp: 451, retryable: true },
+  unauthorized: { http: 401, jsonrpc: -32002 },
+  plan_required: { http: 403, jsonrpc: -32001 },
+  rate_limited: { http: 429, jsonrpc: -32003 },
+  session_limit: { http: 429, jsonrpc: -32004 },
+  credits_exhausted: { http: 402, jsonrpc: -32005 },
+  invalid_parameter: { http: 400, jsonrpc: -32602 },
+  invalid_json: { http: 400, jsonrpc: -32700 },
+  invalid_address: { http: 400, jsonrpc: null, smtp: [550, '5.1.1'] },
+  payload_too_large: { http: 413, jsonrpc: -32600, smtp: [552, '5.3.4'] },
+  not_found: { http: 404, jsonrpc: null },
+  inbox_not_found: { http: 404, jsonrpc: null, smtp: [550, '5.1.1'] },
+  message_not_found: { http: 404, jsonrpc: null },
+  attachment_not_found: { http: 404, jsonrpc: null },
+  address_taken: { http: 409, jsonrpc: null },
+  domain_not_verified: { http: 403, jsonrpc: null },
+  invalid_domain: { http: 400, jsonrpc: null },
+  limit_reached: { http: 400, jsonrpc: null },
+  domain_not_found: { http: 404, jsonrpc: null },
+  domain_taken: { http: 409, jsonrpc: null },
+  verification_failed: { http: 422, jsonrpc: null },
+  dns_lookup_failed: { http: 503, jsonrpc: null },
+  invalid_url: { http: 400, jsonrpc: null },
+  inbox_not_owned: { http: 403, jsonrpc: null },
+  route_not_found: { http: 404, jsonrpc: null },
+  invalid_grant: { http: 400, jsonrpc: null },
+  // The transports' own refusals (Streamable HTTP and HTTP+SSE, research/protocols.md §7).
+  forbidden_origin: { http: 403, jsonrpc: -32000 },
+  method_not_allowed: { http: 405, jsonrpc: -32000 },
+  unsupported_media_type: { http: 415, jsonrpc: -32000 },
+  unsupported_protocol_version: { http: 400, jsonrpc: -32000 },
+  session_required: { http: 400, jsonrpc: -32000 },
+  session_not_found: { http: 404, jsonrpc: -32000 },
+  session_conflict: { http: 409, jsonrpc: -32000 },
+  invalid_request: { http: 400, jsonrpc: -32600 },
+  method_not_found: { http: 404, jsonrpc: -32601 },
+  unavailable: { http: 503, jsonrpc: -32603, smtp: TEMPORARY },
+  deadline_exceeded: { http: 504, jsonrpc: -32603, smtp: TEMPORARY },
+  internal: { http: 500, jsonrpc: -32603, smtp: TEMPORARY },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;
+
+export function errorSpec(code: ErrorCode): ErrorSpec {
+  return ERRORS[code];
+}
 
 export function isErrorCode(code: string): code is ErrorCode {
   return Object.prototype.hasOwnProperty.call(ERRORS, code);
@@ -67,7 +79,7 @@ export class MailcueError extends Error {
   }
 
   get spec(): ErrorSpec {
-    return ERRORS[this.code];
+    return errorSpec(this.code);
   }
 }
 

@@ -2,7 +2,7 @@
 // decoded message (subject, text/plain, text/html). Pure and synchronous; no runtime dependencies.
 import { htmlToText } from './html-to-text.js';
 import { CODE_WORD, otpKeywords } from './keywords.js';
-import { asksFor, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, pickLink, subjectSignals, textLinkCandidates } from './link.js';
+import { bodySignals, isBulk, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, pickLink, subjectSignals, textLinkCandidates } from './link.js';
 import { type OtpPart, pickOtp } from './otp.js';
 import { cleanText, findUrls, foldDigits, maskUrlsAndEmails, SUBJECT_CAP, type UrlSpan } from './text-prep.js';
 
@@ -79,14 +79,12 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
   const body = reading
     ? outsideLinks(htmlText, reading.links.map((l) => [l.start, l.end]))
     : linesWithoutUrls(text, textUrls);
-  const mail: MailSignals = { ...subjectSignals(subject, subjectNamesCode), bodyAsks: asksFor(body), hasCode: code.otp !== null, code: code.otp };
-  let link = { url: null as string | null, reason: 'the mail has no web links' };
+  const htmlCandidates: LinkCandidate[] = [];
   if (reading) {
-    const candidates: LinkCandidate[] = [];
     for (const l of reading.links) {
       if (!isWebUrl(l.href)) continue;
       const anchor = htmlText.slice(l.start, l.end).trim() || l.alt.trim();
-      candidates.push({
+      htmlCandidates.push({
         url: l.href,
         anchor,
         lead: leadBefore(htmlText, l.start),
@@ -95,10 +93,18 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
         button: l.button,
       });
     }
-    link = pickLink(candidates, mail);
   }
+  const textCandidates = text ? textLinkCandidates(text, textUrls) : [];
+  const mail: MailSignals = {
+    ...subjectSignals(subject, subjectNamesCode),
+    ...bodySignals(body),
+    bulk: isBulk(htmlCandidates) || isBulk(textCandidates),
+    hasCode: code.otp !== null,
+    code: code.otp,
+  };
+  let link = reading ? pickLink(htmlCandidates, mail) : { url: null as string | null, reason: 'the mail has no web links' };
   if (link.url === null && text) {
-    const fromText = pickLink(textLinkCandidates(text, textUrls), mail);
+    const fromText = pickLink(textCandidates, mail);
     if (fromText.url !== null || !reading || reading.links.length === 0) link = fromText;
   }
   return { otp: code.otp, verification_link: link.url, otp_reason: code.reason, link_reason: link.reason };

@@ -20,6 +20,46 @@ export const SIGN_IN = 5;
 export const CLICK = 6;
 /** Names of the code itself ("verification code", "验证码"): they hold an action stem but ask for nothing. */
 export const CODE_NOUN = 7;
+/** Unsubscribe and preference links (read as OTHER by the scorer). */
+export const LIST = 8;
+/** What a verification acts on: the address, the account, the subscription, the password. */
+export const OBJECT = 9;
+/** "The link expires in 15 minutes", "can be used once": one-time links say so; marketing links do not. */
+export const EXPIRY = 10;
+
+const EXPIRIES = [
+  'link expires', 'link will expire', 'link is valid', 'link is only valid', 'link can only be used once',
+  'can be used once', 'can only be used once', 'one time link', 'single use link', 'link gültig', 'stunden gültig', 'minuten gültig', 'link ist nur',
+  'link läuft', 'lien expire', 'lien est valable', 'enlace caduca', 'enlace expira', 'enlace es válido',
+  'link expira', 'link é válido', 'link scade', 'link è valido', 'link is geldig', 'link verloopt', 'uur geldig', 'minuten geldig',
+  'link wygaśnie', 'link jest ważny', 'odkaz je platný', 'odkaz vyprší', 'länken är giltig', 'linket er gyldig',
+  'lenken er gyldig', 'linkki on voimassa', 'saat geçerli', 'dakika geçerli', 'σύνδεσμος ισχύει', 'ссылка действительна',
+  'ссылка действует', 'посилання дійсне', 'הקישור תקף', 'الرابط صالح', 'तक मान्य', 'ลิงก์นี้จะหมดอายุ',
+  'liên kết có hiệu lực', 'liên kết sẽ hết hạn', 'tautan ini berlaku', 'tautan berlaku', 'リンクの有効期限', '链接有效', '連結有效', '동안 유효',
+];
+
+/**
+ * In bulk mail, "confirm" and "activate" also sell seats, offers and cards; the act is a
+ * verification only when one of these is named with it.
+ */
+const OBJECTS = [
+  'email', 'e mail', 'email address', 'address', 'account', 'subscription', 'registration', 'sign up', 'signup',
+  'identity', 'device', 'password', 'newsletter', 'mailing list', 'profile', 'phone number',
+  'e mail adresse', 'adresse', 'konto', 'abonnement', 'registrierung', 'passwort', 'gerät', 'identität',
+  'e mailadres', 'inschrijving', 'registratie', 'wachtwoord', 'apparaat', 'compte', 'inscription', 'mot de passe',
+  'appareil', 'correo', 'dirección', 'cuenta', 'suscripción', 'registro', 'contraseña', 'dispositivo', 'endereço',
+  'conta', 'inscrição', 'assinatura', 'cadastro', 'senha', 'indirizzo', 'iscrizione', 'registrazione', 'adres*',
+  'konto*', 'subskrypcj*', 'rejestracj*', 'hasło', 'hasła', 'adresu', 'účet', 'účtu', 'registraci', 'heslo',
+  'odběr', 'e postadress*', 'prenumeration', 'registrering', 'lösenord', 'e mailadresse', 'tilmelding',
+  'adgangskode', 'passord', 'sähköposti*', 'tili*', 'tilaus*', 'rekisteröi*', 'salasana*', 'e posta*', 'hesab*',
+  'abonelik', 'kayıt', 'şifre*', 'λογαριασμ*', 'εγγραφ*', 'διεύθυνση', 'почт*', 'адрес*', 'аккаунт*', 'учётн*',
+  'учетн*', 'подписк*', 'регистрац*', 'пароль*', 'пошт*', 'акаунт*', 'обліков*', 'אימייל', 'דוא"ל', 'חשבון',
+  'הרשמה', 'סיסמה', 'البريد', 'بريدك', 'حساب', 'الاشتراك', 'التسجيل', 'كلمة المرور', 'ईमेल', 'खाता', 'पंजीकरण',
+  'पासवर्ड', 'อีเมล', 'บัญชี', 'สมัคร', 'รหัสผ่าน', 'tài khoản', 'đăng ký', 'mật khẩu', 'akun', 'langganan',
+  'pendaftaran', 'kata sandi', 'メール', 'アカウント', '登録', 'パスワード', '会員', '邮箱', '郵箱', '电子邮件',
+  '账户', '账号', '帳戶', '帳號', '注册', '註冊', '订阅', '訂閱', '密码', '密碼', '이메일', '계정', '가입', '구독',
+  '비밀번호',
+];
 
 const CODE_NOUNS = [
   'verification code', 'confirmation code', 'activation code', 'verification number', 'verification pin',
@@ -67,7 +107,7 @@ const ACTIONS = [
   'potwierdź', 'potwierdz', 'potwierdzić', 'potwierdzenie', 'zweryfikuj', 'weryfikacja', 'weryfikacji', 'aktywuj',
   'aktywacja', 'aktywować', 'zresetuj', 'resetuj', 'nowe hasło', 'ustaw hasło',
   'potvrdit', 'potvrďte', 'potvrzení', 'potvrdiť', 'potvrdenie', 'ověřit', 'ověřte', 'ověření', 'overiť', 'overte',
-  'overenie', 'aktivovat', 'aktivujte', 'aktivovať', 'obnovit heslo', 'nové heslo', 'obnoviť heslo', 'dokončit registraci',
+  'overenie', 'aktivovat', 'aktivujte', 'aktivovať', 'obnovit heslo', 'obnovení hesla', 'obnova hesla', 'nastavit heslo', 'nové heslo', 'obnoviť heslo', 'dokončit registraci',
   'megerősít*', 'erősítsd meg', 'erősítse meg', 'aktiválás', 'aktiváld', 'aktiválja', 'visszaállít*', 'jóváhagy*',
   'új jelszó',
   // Danish / Norwegian / Swedish / Finnish
@@ -119,11 +159,22 @@ const CLICKS = [
   'nhấp', 'klik', 'ketuk', 'クリック', 'タップ', '点击', '點擊', '클릭',
 ];
 
+/** List management: its presence marks bulk mail, where a button must be backed by the mail's own words. */
+const LISTS = [
+  'unsubscribe', 'opt out', 'preferences', 'email preferences', 'manage subscription', 'abbestellen', 'newsletter abbestellen', 'désabonner',
+  'se désabonner', 'désinscrire', 'désinscription', 'désabonnement', 'darse de baja', 'baja', 'cancelar suscripción', 'descadastrar',
+  'descadastre', 'cancelar inscrição', 'cancelar assinatura', 'preferencias', 'preferências', 'préférences', 'annulla iscrizione', 'disiscriviti',
+  'wypisz się', 'rezygnacja', 'odhlásit', 'odhlásiť', 'leiratkozás', 'dezabonare', 'afmeld', 'frameld',
+  'avmeld', 'avregistrer', 'avsluta prenumeration', 'avprenumerera', 'peruuta tilaus', 'abonelikten çık', 'aboneliği iptal', 'διαγραφή',
+  'απεγγραφή', 'отписаться', 'отписка', 'отказаться от рассылки', 'відписатися', 'הסרה מרשימת', 'להסרה', 'إلغاء الاشتراك',
+  'सदस्यता समाप्त', 'ยกเลิกการรับ', 'hủy đăng ký', 'berhenti berlangganan', '配信停止', '登録解除', '購読解除', '退订',
+  '退訂', '取消订阅', '取消訂閱', '수신거부', '수신 거부', 'afmelden', 'uitschrijven', 'voorkeuren',
+];
+
 /** Anchors and lead-ins of every other kind of link. */
 const OTHERS = [
   // English
-  'unsubscribe', 'opt out', 'preferences', 'email preferences', 'manage', 'manage subscription',
-  'view in browser', 'view online', 'view in your browser', 'view this email', 'view it in your browser',
+  'manage', 'view in browser', 'view online', 'view in your browser', 'view this email', 'view it in your browser',
   'web version', 'privacy', 'privacy policy', 'terms', 'legal', 'cookie', 'cookies', 'help',
   'help center', 'support', 'faq', 'contact', 'contact us', 'learn more', 'read more', 'forward', 'share',
   'follow', 'facebook', 'twitter', 'instagram', 'linkedin', 'youtube', 'tiktok', 'app store', 'google play',
@@ -138,42 +189,61 @@ const OTHERS = [
   'новый вход', '新しいログイン', '新登录', '新的登录', '새로운 로그인', 'feedback', 'survey', 'careers', 'press', 'status',
   'agenda', 'webinar', 'rsvp', 'your seat', 'register now',
   // German
-  'abmelden', 'abbestellen', 'newsletter abbestellen', 'datenschutz', 'datenschutzerklärung', 'impressum',
+  'abmelden', 'datenschutz', 'datenschutzerklärung', 'impressum',
   'hilfe', 'kontakt', 'agb', 'einstellungen', 'im browser', 'online ansehen', 'sendung verfolgen', 'bestellung',
   'konto sperren',
   // Dutch
-  'afmelden', 'uitschrijven', 'voorkeuren', 'in je browser', 'in uw browser', 'bekijk online', 'klantenservice',
+  'in je browser', 'in uw browser', 'bekijk online', 'klantenservice',
   'veelgestelde vragen', 'voorwaarden',
   // French
-  'désabonner', 'se désabonner', 'désinscrire', 'désinscription', 'désabonnement', 'confidentialité',
-  'mentions légales', 'aide', 'nous contacter', 'contactez', 'préférences', 'version en ligne', 'voir la version',
+  'confidentialité',
+  'mentions légales', 'aide', 'nous contacter', 'contactez', 'version en ligne', 'voir la version',
   'commande', 'sécuriser mon compte', 'sécuriser votre compte',
   // Spanish / Portuguese / Italian
-  'darse de baja', 'baja', 'cancelar suscripción', 'privacidad', 'ayuda', 'contacto', 'contáctanos',
-  'preferencias', 'ver en el navegador', 'pedido', 'rastrear', 'descadastrar', 'descadastre',
-  'cancelar inscrição', 'cancelar assinatura', 'privacidade', 'ajuda', 'contato', 'fale conosco',
-  'preferências', 'ver no navegador', 'annulla iscrizione', 'disiscriviti', 'assistenza', 'centro assistenza',
+  'privacidad', 'ayuda', 'contacto', 'contáctanos',
+  'ver en el navegador', 'pedido', 'rastrear', 
+  'privacidade', 'ajuda', 'contato', 'fale conosco',
+  'ver no navegador', 'assistenza', 'centro assistenza',
   'proteggi il tuo account', 'proteger mi cuenta', 'proteger minha conta', 'bloquear',
   // Polish / Czech / Slovak / Hungarian / Romanian
-  'wypisz się', 'rezygnacja', 'polityka prywatności', 'pomoc', 'regulamin', 'odhlásit', 'odhlásiť',
-  'ochrana osobních údajů', 'nápověda', 'leiratkozás', 'adatvédelem', 'súgó', 'dezabonare', 'confidențialitate',
+  'polityka prywatności', 'pomoc', 'regulamin', 
+  'ochrana osobních údajů', 'nápověda', 'adatvédelem', 'súgó', 'confidențialitate',
   // Nordic
-  'afmeld', 'frameld', 'avmeld', 'avregistrer', 'avsluta prenumeration', 'avprenumerera', 'peruuta tilaus',
+  
   'tietosuoja', 'personvern', 'integritetspolicy', 'privatlivspolitik', 'hjælp', 'hjelp', 'hjälp', 'ohje',
   'asiakaspalvelu', 'kundeservice', 'kundservice', 'kundeservice',
   // Turkish / Greek / Russian / Ukrainian
-  'abonelikten çık', 'aboneliği iptal', 'gizlilik', 'yardım', 'destek', 'διαγραφή', 'απεγγραφή', 'απόρρητο',
-  'βοήθεια', 'отписаться', 'отписка', 'отказаться от рассылки', 'конфиденциальность', 'помощь', 'поддержка',
-  'связаться', 'заказ', 'відписатися', 'допомога', 'конфіденційність',
+  'gizlilik', 'yardım', 'destek', 'απόρρητο',
+  'βοήθεια', 'конфиденциальность', 'помощь', 'поддержка',
+  'связаться', 'заказ', 'допомога', 'конфіденційність',
   // Hebrew / Arabic / Hindi / Thai / Vietnamese / Indonesian
-  'הסרה מרשימת', 'להסרה', 'פרטיות', 'עזרה', 'مركز المساعدة', 'إلغاء الاشتراك', 'الخصوصية', 'المساعدة',
-  'सदस्यता समाप्त', 'गोपनीयता', 'सहायता', 'ยกเลิกการรับ', 'นโยบายความเป็นส่วนตัว', 'ช่วยเหลือ',
-  'hủy đăng ký', 'quyền riêng tư', 'trợ giúp', 'hỗ trợ', 'berhenti berlangganan', 'kebijakan privasi', 'bantuan',
+  'פרטיות', 'עזרה', 'مركز المساعدة', 'الخصوصية', 'المساعدة',
+  'गोपनीयता', 'सहायता', 'นโยบายความเป็นส่วนตัว', 'ช่วยเหลือ',
+  'quyền riêng tư', 'trợ giúp', 'hỗ trợ', 'kebijakan privasi', 'bantuan',
   'pusat bantuan', 'xem trên trình duyệt', 'lihat di browser',
+  // Safety exits, refusals and reports in every language of the tables: never the verification
+  'konto sichern', 'konto sperren', 'das war ich nicht', 'ablehnen', 'abbrechen', 'stornieren', 'beveilig',
+  'blokkeer', 'dit was ik niet', 'ik was het niet', 'weigeren', 'annuleren', 'sécuriser', 'bloquer',
+  'ce n\'était pas moi', 'refuser', 'annuler', 'signaler', 'proteger', 'no fui yo', 'não fui eu', 'rechazar',
+  'recusar', 'cancelar', 'denunciar', 'reportar', 'proteggi', 'blocca', 'non ero io', 'non sono stato io',
+  'rifiuta', 'annulla', 'segnala', 'zabezpiecz', 'zablokuj', 'to nie ja', 'odrzuć', 'anuluj', 'zgłoś',
+  'zabezpečit', 'zablokovat', 'nebyl jsem to já', 'odmítnout', 'zrušit', 'nahlásit', 'skydda', 'spärra',
+  'det var inte jag', 'avvisa', 'avbryt', 'rapportera', 'beskyt', 'spær', 'det var ikke mig', 'afvis',
+  'annuller', 'rapporter', 'sikre kontoen', 'sperr', 'det var ikke meg', 'avvis', 'suojaa', 'lukitse',
+  'en ollut minä', 'hylkää', 'peruuta', 'ilmoita', 'güvenceye al', 'kilitle', 'bu ben değilim', 'reddet',
+  'iptal', 'bildir', 'ασφαλίστε', 'κλείδωμα', 'δεν ήμουν εγώ', 'απόρριψη', 'ακύρωση', 'αναφορά', 'защитить',
+  'заблокировать', 'это не я', 'отклонить', 'отменить', 'сообщить', 'захистити', 'заблокувати', 'це не я',
+  'відхилити', 'скасувати', 'повідомити', 'אבטח', 'נעל', 'זה לא אני', 'דחה', 'ביטול', 'דווח', 'تأمين',
+  'قفل', 'لست أنا', 'رفض', 'إلغاء', 'أبلغ', 'सुरक्षित करें', 'लॉक करें', 'यह मैं नहीं था', 'अस्वीकार', 'रद्द',
+  'रिपोर्ट', 'ล็อก', 'รักษาความปลอดภัย', 'ไม่ใช่ฉัน', 'ปฏิเสธ', 'ยกเลิก', 'รายงาน', 'bảo mật tài khoản',
+  'khóa tài khoản', 'không phải tôi', 'từ chối', 'hủy', 'báo cáo', 'amankan', 'kunci akun', 'bukan saya',
+  'tolak', 'batalkan', 'laporkan', 'ロック', 'アカウントを保護', '私ではありません', '拒否', 'キャンセル', '報告',
+  '锁定', '鎖定', '保护账户', '保護帳戶', '不是我', '拒绝', '拒絕', '取消', '举报', '舉報', '잠금', '계정 보호',
+  '본인이 아닙니다', '거부', '취소', '신고',
   // Japanese / Chinese / Korean
-  '配信停止', '登録解除', '購読解除', 'プライバシー', 'ヘルプ', 'お問い合わせ', '利用規約', 'ご注文',
-  '退订', '退訂', '取消订阅', '取消訂閱', '隐私', '隱私', '帮助', '幫助', '联系我们', '聯絡我們', '客服', '订单',
-  '訂單', '수신거부', '수신 거부', '개인정보', '고객센터', '도움말',
+  'プライバシー', 'ヘルプ', 'お問い合わせ', '利用規約', 'ご注文',
+  '隐私', '隱私', '帮助', '幫助', '联系我们', '聯絡我們', '客服', '订单',
+  '訂單', '개인정보', '고객센터', '도움말',
 ];
 
 /** "If this wasn't you…" sentences: a link right after one is a safety exit, not the verification. */
@@ -209,6 +279,9 @@ export const linkKeywords = new KeywordMatcher([
   [CLICK, CLICKS],
   [CODE_NOUN, CODE_NOUNS],
   [OTHER, OTHERS],
+  [LIST, LISTS],
+  [OBJECT, OBJECTS],
+  [EXPIRY, EXPIRIES],
   [NEGATION, NEGATIONS],
   [NEUTRALIZER, NEUTRALIZERS],
 ]);
@@ -235,6 +308,7 @@ export const URL_SIGN_IN = /magic|login|log-in|signin|sign-in|sign_in|auth|token
  * GoTrue-style `/auth/v1/verify?token=…&type=signup`, Keycloak action tokens, Kratos flows).
  */
 export const IDP_ACTION = /[?&]oobcode=|[?&]mode=(?:verifyemail|resetpassword|signin|recoveremail|verifyandchangeemail)|confirmuser|confirmsignup|\/auth\/v\d\/verify|action-token|login-actions\/|\/self-service\/(?:verification|recovery|login)|[?&]type=(?:signup|magiclink|recovery|invite|email_change)\b|\/magic[-_]?links?\//;
+export const URL_LIST = /unsubscribe|unsub|optout|opt-out|opt_out|preference|abmelden|desinscri|baja|afmeld|uitschrijv|abbestell/;
 export const URL_OTHER = /unsubscribe|unsub|optout|opt-out|opt_out|preference|privacy|\/terms|legal|\/help|support|faq|contact|report|deny|\/block|cancel|logo|\/view|browser|getting-started|\/orders?\b|invoice|abmelden|desinscri|baja|\/lock|secure-account|secure_account|not-me|notme|wasnt-me|this-wasnt|\/webinar|\/events?\//;
 /**
  * Whole-host match only (www/m allowed), so "id.x.example" is not X; the one-letter hosts only

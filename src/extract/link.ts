@@ -28,7 +28,7 @@
 // When no link passes on words, structure decides: in a mail that asks for the act, the one
 // tokenised call-to-action (or the one button among them) that is neither a footer, social, legal
 // nor safety link is the verification link; this covers languages the tables lack.
-import { ACTION, CLICK, IDP_ACTION, linkKeywords, NEGATION, NEUTRALIZER, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
+import { ACTION, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
 import { lineStart, previousLineStart, type UrlSpan } from './text-prep.js';
 
@@ -53,8 +53,14 @@ export interface MailSignals {
   subjectAsks: boolean;
   /** The subject is about signing in or names a code. */
   subjectSignIn: boolean;
+  /** The subject names what a verification acts on (address, account, subscription, password). */
+  subjectObject: boolean;
   /** The body text outside the links asks for the act. */
   bodyAsks: boolean;
+  /** The body says its link expires or works once: a one-time link, so "Log in" is a magic link. */
+  expiring: boolean;
+  /** Bulk mail (it has unsubscribe or preference links): its buttons need the mail's own words. */
+  bulk: boolean;
   /** The mail delivers a one-time code: a sign-in or verify link next to it is its alternative. */
   hasCode: boolean;
   /** That code, when there is one: a link carrying it ("…/verify?code=4831") is its other form. */
@@ -75,6 +81,10 @@ const UTM = /[?&]utm_[a-z]+=[^&#]*/gi;
 function has(hits: Hit[], kind: number): boolean {
   return hits.some((h) => h.kind === kind);
 }
+
+/** Another kind of link: footer, legal, help, safety exit, or list management. */
+const isOther = (kind: number): boolean => kind === OTHER || kind === LIST;
+const names = (hits: Hit[]): boolean => hits.some((h) => isOther(h.kind));
 
 /** A negation counts unless a neutralizer ("ignore", "disregard") comes after the last one. */
 function negated(hits: Hit[]): boolean {
@@ -125,13 +135,18 @@ function hostOf(url: string): string {
 }
 
 /** What the subject says. */
-export function subjectSignals(subject: string, namesCode: boolean): Pick<MailSignals, 'subjectAsks' | 'subjectSignIn'> {
+export function subjectSignals(subject: string, namesCode: boolean): Pick<MailSignals, 'subjectAsks' | 'subjectSignIn' | 'subjectObject'> {
   const hits = linkKeywords.find(subject);
-  return { subjectAsks: has(hits, ACTION), subjectSignIn: has(hits, SIGN_IN) || namesCode };
+  return { subjectAsks: has(hits, ACTION), subjectSignIn: has(hits, SIGN_IN) || namesCode, subjectObject: namesObject(hits) };
 }
 
-export function asksFor(text: string): boolean {
-  return linkKeywords.has(text, ACTION);
+/** The account, address, subscription or password, a sign-in, or the code itself. */
+const namesObject = (hits: Hit[]): boolean => hits.some((h) => h.kind === OBJECT || h.kind === SIGN_IN || h.kind === CODE_NOUN);
+
+/** What the body outside the links says: it asks for the act; it says its link expires. */
+export function bodySignals(text: string): Pick<MailSignals, 'bodyAsks' | 'expiring'> {
+  const hits = linkKeywords.find(text);
+  return { bodyAsks: has(hits, ACTION), expiring: has(hits, EXPIRY) };
 }
 
 interface Scored {
@@ -157,12 +172,12 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   // "Sign in" asks for verification only in a mail about signing in: the subject, the code it
   // delivers or the URL must agree, so "Log in to view your statement" behind a click tracker is
   // not a magic link.
-  const signInMail = mail.subjectAsks || mail.subjectSignIn || mail.hasCode || URL_SIGN_IN.test(rest);
+  const signInMail = mail.subjectAsks || mail.subjectSignIn || mail.hasCode || mail.expiring || URL_SIGN_IN.test(rest);
   const asksIn = (hits: Hit[]): boolean => has(hits, ACTION) || (signInMail && has(hits, SIGN_IN));
 
   const why: string[] = [];
   const anchorAsks = asksIn(anchorHits);
-  const anchorOther = has(anchorHits, OTHER);
+  const anchorOther = names(anchorHits);
   let score = 0;
   if (anchorOther) score -= 6;
   else if (anchorAsks) {
@@ -180,7 +195,7 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
       why.push('the sentence before it asks for it');
       break;
     }
-    if (k === OTHER) {
+    if (isOther(k)) {
       score -= 3;
       break;
     }
@@ -217,9 +232,19 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   const shortToken = !tokenised && urlAsks && shortTokenAfterAction(rest);
   if (shortToken) score += 1;
   const evidenced = tokenised || idp || carriesCode || shortToken || (urlAsks && has(anchorHits, ACTION));
-  const mailAsks = mail.subjectAsks || mail.subjectSignIn || mail.bodyAsks || mail.hasCode || urlAsks;
+  // In bulk mail a button's own words are not enough: "Confirm your seat" in a newsletter.
+  const mailAsks = !mail.bulk || mail.subjectAsks || mail.subjectSignIn || mail.bodyAsks || mail.hasCode || urlAsks;
   if (!(asked && evidenced && mailAsks && score >= MIN_SCORE)) return { reject: 'weak' };
+  if (mail.bulk && !urlAsks && !aboutAccount(c, mail, anchorHits, leadHits)) return { reject: 'weak' };
   return { score, why };
+}
+
+/**
+ * Bulk mail also "confirms" seats and "activates" offers: there the act must name what it acts on
+ * (the address, the account, the subscription) in the subject, the anchor or the text before it.
+ */
+function aboutAccount(c: LinkCandidate, mail: MailSignals, anchorHits: Hit[], leadHits: Hit[]): boolean {
+  return mail.subjectObject || mail.hasCode || namesObject(anchorHits) || namesObject(leadHits) || namesObject(linkKeywords.find(c.wide));
 }
 
 /** The structural fallback: the one call to action in a mail that asks for the act. */
@@ -233,14 +258,20 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
     const host = hostOf(c.url);
     const rest = c.url.slice(c.url.indexOf(host) + host.length).toLowerCase();
     if (c.anchor.trim() === '' || !hasToken(c.url) || URL_OTHER.test(rest) || SOCIAL_HOST.test(host)) return;
-    if (/logo/.test(c.extra) || linkKeywords.has(c.anchor, OTHER) || linkKeywords.has(c.lead, OTHER)) return;
+    if (/logo/.test(c.extra) || names(linkKeywords.find(c.anchor)) || names(linkKeywords.find(c.lead))) return;
     if (seen.has(c.url)) return;
+    if (mail.bulk && !aboutAccount(c, mail, linkKeywords.find(c.anchor), linkKeywords.find(c.lead))) return;
     seen.add(c.url);
     ctas.push(c);
   });
   if (ctas.length === 1) return ctas[0]!;
   const buttons = ctas.filter((c) => c.button);
   return buttons.length === 1 ? buttons[0]! : null;
+}
+
+/** Whether any link manages a mailing list (unsubscribe, preferences): the mark of bulk mail. */
+export function isBulk(candidates: LinkCandidate[]): boolean {
+  return candidates.some((c) => URL_LIST.test(c.url.toLowerCase()) || has(linkKeywords.find(c.anchor), LIST));
 }
 
 /** Best link among candidates (in mail order), with the reason for the pick or for null. */

@@ -20,6 +20,7 @@ import { sseRoutes } from './mcp/sse-transport.js';
 import { streamableHttpRoutes, type AgentToolEnv } from './mcp/streamable-http.js';
 import { accountRoutes } from './rest/account-routes.js';
 import { domainRoutes } from './rest/domain-routes.js';
+import { eventsRoutes } from './rest/events-routes.js';
 import { webhookRoutes } from './rest/webhook-routes.js';
 import { adminRoutes } from './rest/admin-routes.js';
 import { inboxRoutes } from './rest/inbox-routes.js';
@@ -61,11 +62,13 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
   inboxRoutes(router, deps);
   domainRoutes(router, deps);
   webhookRoutes(router, deps);
+  eventsRoutes(router, deps);
   streamableHttpRoutes(router, agentTools);
   sseRoutes(router, agentTools);
   metadataRoutes(router, config, cors);
   flowRoutes(router, deps, cors);
-  dashboardRoutes(router);
+  // The SMTP port is read when the page is first served, after the ingress has started below.
+  dashboardRoutes(router, () => ({ mcpUrl: config.mcpUrl, smtpPort: smtp.port, domains: config.domains }));
   router.add('any', '/*', (ex) => {
     throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
   });

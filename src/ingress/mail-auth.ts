@@ -26,39 +26,35 @@ const CACHE_MS = 30_000;
 const CACHE_MAX = 10_000;
 const CACHED_ERRORS = new Set(['ENOTFOUND', 'ENODATA']);
 
-type DnsAnswer = { value: unknown } | { code: string };
-
 function dnsError(code: string): Error {
   return Object.assign(new Error(`DNS ${code}`), { code });
 }
 
-/** mailauth's resolver signature over one shared Resolver, a small cache and a deadline. */
+/**
+ * mailauth's resolver signature over one shared Resolver and a small cache of answers (and of "no
+ * such record"). A lookup in flight is shared, so a burst of mail from one sender asks once.
+ */
 class DnsLookups {
-  private readonly cache = new Map<string, { until: number; answer: DnsAnswer }>();
+  private readonly cache = new Map<string, { until: number; answer: Promise<unknown> }>();
 
   constructor(private readonly resolver: Resolver) {}
 
-  async resolve(name: string, rrtype: string): Promise<unknown> {
+  resolve(name: string, rrtype: string): Promise<unknown> {
     const key = `${rrtype} ${name.toLowerCase()}`;
     const hit = this.cache.get(key);
-    if (hit && hit.until > Date.now()) return this.replay(hit.answer);
-    let answer: DnsAnswer;
-    try {
-      answer = { value: await this.resolver.resolve(name, rrtype as 'TXT') };
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? 'ESERVFAIL';
-      if (!CACHED_ERRORS.has(code)) throw dnsError(code);
-      answer = { code };
-    }
+    if (hit && hit.until > Date.now()) return hit.answer;
+    const answer = this.resolver.resolve(name, rrtype as 'TXT').catch((err: NodeJS.ErrnoException) => {
+      const code = err.code ?? 'ESERVFAIL';
+      // A failure is not remembered: the next message asks again.
+      if (!CACHED_ERRORS.has(code) && this.cache.get(key)?.answer === answer) this.cache.delete(key);
+      throw dnsError(code);
+    });
+    // Nobody may be listening when it fails (every caller past its deadline): no unhandled rejection.
+    answer.catch(() => undefined);
     this.cache.delete(key);
     this.cache.set(key, { until: Date.now() + CACHE_MS, answer });
     if (this.cache.size > CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
-    return this.replay(answer);
-  }
-
-  private replay(answer: DnsAnswer): unknown {
-    if ('code' in answer) throw dnsError(answer.code);
-    return answer.value;
+    return answer;
   }
 
   /** A resolver for one message: past the deadline every lookup fails at once (a temperror). */

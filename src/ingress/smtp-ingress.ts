@@ -2,7 +2,7 @@
 // shards; the message is parsed in the pool and delivered to each recipient's shard; 250 is
 // answered only after every shard has committed it to LMDB.
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { MailcueError } from '../errors/registry.js';
+import { errorSpec, MailcueError, type ErrorCode } from '../errors/registry.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Deps } from '../services/deps.js';
 import { normalizeAddress } from '../services/validate.js';
@@ -12,11 +12,15 @@ import { MailAuthenticator } from './mail-auth.js';
 
 type SmtpError = Error & { responseCode?: number };
 
-function smtpError(code: number, message: string): SmtpError {
-  const err: SmtpError = new Error(message);
-  err.responseCode = code;
+/** The SMTP reply of an error code, from the registry; codes without one answer as temporary. */
+function smtpError(code: ErrorCode, text: string): SmtpError {
+  const [reply, enhanced] = errorSpec(code).smtp ?? errorSpec('unavailable').smtp!;
+  const err: SmtpError = new Error(`${enhanced} ${text}`);
+  err.responseCode = reply;
   return err;
 }
+
+const TRY_LATER = 'Temporary failure, try again later';
 
 /**
  * Recipients the shards confirmed recently. A mail burst to the same inbox skips the RCPT round
@@ -95,20 +99,20 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
       const parsed = normalizeAddress(address.address);
       if (!parsed) {
         metrics.smtpRejected.inc({ reason: 'bad_recipient' });
-        return callback(smtpError(550, '5.1.1 Recipient address rejected: malformed'));
+        return callback(smtpError('invalid_address', 'Recipient address rejected: malformed'));
       }
       if (recent.has(parsed.address)) return callback();
       try {
         const owner = await cluster.call<string | null>({ type: 'inbox.accepts', address: parsed.address });
         if (!owner) {
           metrics.smtpRejected.inc({ reason: 'unknown_recipient' });
-          return callback(smtpError(550, '5.1.1 Recipient address rejected: no such inbox'));
+          return callback(smtpError('inbox_not_found', 'Recipient address rejected: no such inbox'));
         }
         recent.add(parsed.address);
         callback();
       } catch (err) {
         log.warn({ err }, 'RCPT check failed');
-        callback(smtpError(451, '4.3.0 Temporary failure, try again later'));
+        callback(smtpError('unavailable', TRY_LATER));
       }
     },
     onData(stream, session, callback) {
@@ -116,7 +120,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         const raw = await readAll(stream);
         if (stream.sizeExceeded) {
           metrics.smtpRejected.inc({ reason: 'too_large' });
-          return callback(smtpError(552, `5.3.4 Message exceeds the ${config.maxMessageBytes} byte limit`));
+          return callback(smtpError('payload_too_large', `Message exceeds the ${config.maxMessageBytes} byte limit`));
         }
         const auth = authenticator.begin(raw, session);
         let message: ParsedMessage;
@@ -139,12 +143,12 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         const delivered = recipients.length - gone.length;
         metrics.messagesReceived.inc(delivered);
         // Inboxes deleted since RCPT: refused only when none of the recipients could take it.
-        if (delivered === 0) return callback(smtpError(550, '5.1.1 Recipient inbox was deleted'));
+        if (delivered === 0) return callback(smtpError('inbox_not_found', 'Recipient inbox was deleted'));
         callback(null, 'Message committed');
         auth.afterAnswer(results.flatMap((r, i) => (r.status === 'fulfilled' ? [{ address: recipients[i]!, id: (r.value as { id: string }).id }] : [])), message.authentication);
       })().catch((err: unknown) => {
         log.error({ err }, 'delivery failed');
-        callback(smtpError(451, '4.3.0 Temporary failure, try again later'));
+        callback(smtpError('unavailable', TRY_LATER));
       });
     },
   });

@@ -3,7 +3,7 @@
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import type { ParsedMessage } from '../contract/model.js';
 import { htmlToText } from '../extract/html-to-text.js';
-import { extract } from '../extract/index.js';
+import { explain } from '../extract/index.js';
 import { unverified } from '../contract/authentication.js';
 import { safeView } from './safe-text.js';
 
@@ -41,7 +41,7 @@ export async function parseMail(raw: Uint8Array): Promise<ParsedMessage> {
   const parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), PARSER_OPTIONS);
   const html = typeof parsed.html === 'string' ? parsed.html : null;
   const subject = parsed.subject ?? '';
-  const found = extract({ subject, text: parsed.text ?? null, html });
+  const found = explain({ subject, text: parsed.text ?? null, html });
   const text = parsed.text ?? (html ? htmlToText(html, MAX_STORED_PART_CHARS).text.trim() : null);
   return {
     from: addresses(parsed.from)[0] ?? '',
@@ -53,6 +53,7 @@ export async function parseMail(raw: Uint8Array): Promise<ParsedMessage> {
     attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? null, content_type: a.contentType, size: a.size })),
     otp: found.otp,
     verification_link: found.verification_link,
+    extraction: { otp_reason: found.otp_reason, link_reason: found.link_reason },
     size: raw.byteLength,
     ...safeView({ text: clip(parsed.text ?? null), html: clip(html) }),
     // Filled in by the ingress, which holds the connection facts sender authentication needs.

@@ -29,6 +29,8 @@ interface Stream {
 }
 
 export const DEFAULT_CALL_TIMEOUT_MS = 15_000;
+/** Commands a shard may hold open: a graceful stop asks for their answers at once. */
+const PARKED_COMMANDS = new Set(['message.wait', 'feed.watch']);
 const STREAMS_PER_SHARD = 2;
 const SWEEP_INTERVAL_MS = 250;
 
@@ -154,7 +156,7 @@ export class ShardClient {
   cancelWaits(): number {
     let n = 0;
     for (const [id, p] of this.pending) {
-      if (p.command !== 'message.wait') continue;
+      if (!PARKED_COMMANDS.has(p.command)) continue;
       this.cancel(id);
       n++;
     }
@@ -163,7 +165,7 @@ export class ShardClient {
 
   get waitsInFlight(): number {
     let n = 0;
-    for (const p of this.pending.values()) if (p.command === 'message.wait') n++;
+    for (const p of this.pending.values()) if (PARKED_COMMANDS.has(p.command)) n++;
     return n;
   }
 

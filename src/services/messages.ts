@@ -1,7 +1,7 @@
 // Message operations shared by REST and the agent tools, including the long-poll wait that parks
 // on the shard owning the inbox.
 import type { WaitResult } from '../contract/results.js';
-import { toSummary, type MessageRecord, type MessageSummary } from '../contract/model.js';
+import { extractionOf, toSummary, type MessageRecord, type MessageSummary } from '../contract/model.js';
 import { unverified } from '../contract/authentication.js';
 import { safeView } from '../mail/safe-text.js';
 import { fail } from '../errors/registry.js';
@@ -12,8 +12,16 @@ import type { Caller, Deps } from './deps.js';
 /** Extra time the front waits for a shard's long-poll answer beyond the wait itself. */
 const WAIT_MARGIN_MS = 5_000;
 
-export function listMessages(deps: Deps, caller: Caller, address: string, limit: number, unreadOnly: boolean): Promise<MessageSummary[]> {
-  return deps.cluster.call({ type: 'message.list', accountId: caller.accountId, address, limit, unreadOnly });
+/** Paging and search of a message list: older than `before`, matching `query`. */
+export interface ListFilter {
+  before?: string | null;
+  query?: string | null;
+}
+
+export function listMessages(deps: Deps, caller: Caller, address: string, limit: number, unreadOnly: boolean, filter: ListFilter = {}): Promise<MessageSummary[]> {
+  return deps.cluster.call({
+    type: 'message.list', accountId: caller.accountId, address, limit, unreadOnly, before: filter.before ?? null, query: filter.query ?? null,
+  });
 }
 
 /** The newest message without its headers (GET …/messages/{id} has them). */
@@ -30,7 +38,7 @@ export function trustFields(m: Omit<MessageRecord, 'headers'>): { safe_text: str
 /** GET …/messages/{id}: the stored record plus the summary's fields, without internals. */
 export function fullMessageView(m: MessageRecord): Record<string, unknown> {
   const { size: _size, ...message } = m;
-  return { ...message, ...trustFields(m), has_attachment: m.attachments.length > 0, auth: toSummary(m).auth };
+  return { ...message, extraction: extractionOf(m), ...trustFields(m), has_attachment: m.attachments.length > 0, auth: toSummary(m).auth };
 }
 
 export function getMessage(deps: Deps, caller: Caller, address: string, id: string, markRead = true): Promise<MessageRecord> {

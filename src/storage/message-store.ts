@@ -40,10 +40,12 @@ export class MessageStore {
     }
   }
 
-  /** The inbox's messages, newest first. */
-  *newestFirst(address: string): Generator<MessageRecord> {
+  /** The inbox's messages, newest first; with `beforeId`, only those older than it (paging). */
+  *newestFirst(address: string, beforeId: string | null = null): Generator<MessageRecord> {
     const { start, end } = prefixRange([address]);
-    for (const { value } of this.messages.getRange({ start: end, end: start, reverse: true })) yield value;
+    for (const { key, value } of this.messages.getRange({ start: beforeId ? [address, beforeId] : end, end: start, reverse: true })) {
+      if ((key as string[])[1] !== beforeId) yield value;
+    }
   }
 
   /** The inbox's messages newer than `sinceId`, oldest first. */

@@ -110,6 +110,11 @@ test('cli help - --help on every command, exit codes documented at the top', asy
     t.is(r.code, 0, args.join(' '));
     t.regex(r.stdout, new RegExp(`^Usage: mailcue ${args.join(' ')}`));
   }
+  // A reader that stops early (`| head -1`) ends the client quietly, without a stack trace.
+  const { execFileSync } = await import('node:child_process');
+  const { BIN } = await import('../helpers/cli.js');
+  const piped = execFileSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${BIN}" --help 2>&1 | head -1`], { encoding: 'utf8' });
+  t.is(piped, 'Usage: mailcue [options] [command]\n');
 });
 
 test.serial('cli messages - list, show (--text/--html/--headers), raw, attachment, delete', async (t) => {

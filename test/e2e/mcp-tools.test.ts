@@ -52,6 +52,8 @@ for (const kind of ['streamable-http', 'sse'] as TransportKind[]) {
       await sendMail(svc.smtpPort, { to: address, subject: 'Your code', text: 'Your verification code is 551234.' });
       const latest = structured(await client.callTool({ name: 'get_latest_email', arguments: { inbox: address } }));
       t.is(latest.message.otp, '551234');
+      t.regex(latest.message.extraction.otp_reason, /code/);
+      t.is(typeof latest.message.extraction.link_reason, 'string');
       const otp = structured(await client.callTool({ name: 'extract_otp', arguments: { inbox: address } }));
       t.is(otp.otp, '551234');
       t.is(otp.message_id, latest.message.id);

@@ -78,6 +78,10 @@ test('messages - text, html, attachment and non-ASCII subject read back through 
   t.deepEqual(full.data.attachments, [{ filename: 'report.bin', content_type: 'application/octet-stream', size: attachment.length }]);
   t.is(full.data.read, true);
   t.is(typeof full.data.headers, 'object');
+  // Why each value was picked (or is null); the summary keeps its shape.
+  t.regex(full.data.extraction.otp_reason, /labelled by "code"/);
+  t.regex(full.data.extraction.link_reason, /"Verify"/);
+  t.false('extraction' in summary);
 
   const unread = await json(await svc.api(key, 'GET', `/v1/inboxes/${inbox}/messages?unread_only=true`));
   t.is(unread.count, 0);

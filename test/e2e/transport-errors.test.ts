@@ -86,3 +86,21 @@ test('transport errors - REST answers its error body for bad JSON and unknown ro
     status: 404, body: { success: false, error: 'route_not_found', message: 'No route for PUT /v1/inboxes' },
   });
 });
+
+test('body limits - each route reads up to its own limit: MCP 4 MiB, OAuth token 64 KiB, REST 1 MiB', async (t) => {
+  const s = { ...auth, 'mcp-session-id': session };
+  const padded = (bytes: number) => JSON.stringify({ ...ping, params: { pad: 'x'.repeat(bytes) } });
+  // 2 MiB is over REST's limit but within MCP's: the message is read and answered.
+  t.deepEqual(await answer(await rawMcp(svc.baseUrl, padded(2 * 1024 * 1024), s)), { status: 200, body: { jsonrpc: '2.0', id: 7, result: {} } });
+  t.deepEqual(
+    await answer(await rawMcp(svc.baseUrl, padded(5 * 1024 * 1024), s)),
+    rpcError(413, null, -32600, 'Invalid Request', 'The body exceeds 4194304 bytes'),
+  );
+  const rest = await fetch(`${svc.baseUrl}/v1/inboxes`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }) });
+  t.deepEqual(await answer(rest), { status: 413, body: { success: false, error: 'payload_too_large', message: 'Request body exceeds 1048576 bytes' } });
+  const form = (bytes: number) => fetch(`${svc.baseUrl}/token`, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=x&pad=${'x'.repeat(bytes)}`,
+  });
+  t.deepEqual(await answer(await form(32 * 1024)), { status: 400, body: { error: 'unsupported_grant_type', error_description: 'grant_type x is not supported' } });
+  t.is((await form(100 * 1024)).status, 413);
+});

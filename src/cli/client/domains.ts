@@ -62,7 +62,7 @@ export function registerDomains(program: Command): void {
         // The message names the missing record; the records still needed follow it on stderr.
         if (err instanceof CliError && err.code === 'verification_failed') {
           const needed = (err.body.dns_records_needed ?? []) as Json[];
-          throw err.withDetails(['records needed:', ...needed.map((r) => `  ${String(r.type)}  ${String(r.hostname)}  ${r.priority ? `${String(r.priority)}  ` : ''}${String(r.value)}`)]);
+          throw err.withDetails(['records needed:', ...needed.map((r) => `  ${String(r.type).padEnd(3)}  ${String(r.hostname)}  ${r.priority ? `${String(r.priority)}  ` : ''}${String(r.value)}`)]);
         }
         throw err;
       }

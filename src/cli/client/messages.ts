@@ -12,7 +12,7 @@ function messagePath(inbox: string, id: string): string {
 }
 
 /** A summary (list row, `wait` result) as label/value lines. */
-export function printSummary(ctx: Ctx, m: Json): void {
+export function printSummary(ctx: Ctx, m: Json, more: ReadonlyArray<readonly [string, unknown]> = []): void {
   ctx.out.record([
     ['ID', m.id],
     ['From', m.from],
@@ -21,6 +21,7 @@ export function printSummary(ctx: Ctx, m: Json): void {
     ['Date', shortDate(m.date)],
     ['OTP', m.otp],
     ['Link', m.verification_link],
+    ...more,
   ]);
 }
 
@@ -35,11 +36,10 @@ function printMessage(ctx: Ctx, m: Json, part: 'all' | 'text' | 'html' | 'header
     for (const [k, v] of Object.entries((m.headers ?? {}) as Record<string, unknown>)) ctx.out.line(`${k}: ${String(v)}`);
     return;
   }
-  printSummary(ctx, m);
   const attachments = (m.attachments ?? []) as Json[];
-  if (attachments.length > 0) {
-    ctx.out.record([['Attachments', attachments.map((a, n) => `${n}: ${String(a.filename ?? '(unnamed)')} (${String(a.content_type)}, ${String(a.size)} B)`)]]);
-  }
+  printSummary(ctx, m, attachments.length === 0 ? [] : [
+    ['Attachments', attachments.map((a, n) => `${n}: ${String(a.filename ?? '(unnamed)')} (${String(a.content_type)}, ${String(a.size)} B)`)],
+  ]);
   ctx.out.line('');
   ctx.out.line(typeof m.text === 'string' ? m.text.replace(/\n$/, '') : ctx.out.paint('dim', '(no text part; see --html)'));
 }

@@ -6,7 +6,8 @@ import { MailcueError } from '../../errors/registry.js';
 import { Cancellation, type CancelSignal } from '../../util/cancel.js';
 import type { HttpRequest, HttpResponse } from './uws.js';
 
-export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+/** The body limit of a route that declares none: REST's JSON bodies. */
+export const DEFAULT_BODY_MAX_BYTES = 1024 * 1024;
 
 const STATUS_LINES = new Map<number, string>();
 const statusLine = (status: number): string => {
@@ -17,7 +18,7 @@ const statusLine = (status: number): string => {
 
 const READ_HEADERS = [
   'authorization', 'content-type', 'content-length', 'transfer-encoding', 'accept', 'origin',
-  'mcp-session-id', 'mcp-protocol-version', 'last-event-id',
+  'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'accept-encoding', 'if-none-match',
 ] as const;
 type ReadHeader = (typeof READ_HEADERS)[number];
 
@@ -48,7 +49,8 @@ export class Exchange {
   route = '';
   status = 0;
 
-  constructor(readonly res: HttpResponse, req: HttpRequest, paramCount: number) {
+  /** `bodyLimit`: the most this route reads, declared once where the route is added. */
+  constructor(readonly res: HttpResponse, req: HttpRequest, paramCount: number, private readonly bodyLimit = DEFAULT_BODY_MAX_BYTES) {
     this.method = req.getCaseSensitiveMethod().toUpperCase();
     this.path = req.getUrl();
     this.rawQuery = req.getQuery() ?? '';
@@ -92,9 +94,10 @@ export class Exchange {
     return this;
   }
 
-  /** Reads the whole body, refusing more than `limit` bytes with payload_too_large. */
-  body(limit = MAX_JSON_BODY_BYTES): Promise<Buffer> {
+  /** Reads the whole body (once; later calls share it), refusing more than the route's limit. */
+  body(): Promise<Buffer> {
     if (this.bodyPromise) return this.bodyPromise;
+    const limit = this.bodyLimit;
     const declared = Number(this.header('content-length') ?? '0');
     if (!(declared > 0) && this.header('transfer-encoding') === undefined) {
       this.bodyPromise = Promise.resolve(Buffer.alloc(0));
@@ -121,8 +124,8 @@ export class Exchange {
     return this.bodyPromise;
   }
 
-  async json(limit = MAX_JSON_BODY_BYTES): Promise<unknown> {
-    const raw = await this.body(limit);
+  async json(): Promise<unknown> {
+    const raw = await this.body();
     if (raw.length === 0) return undefined;
     try {
       return JSON.parse(raw.toString('utf8'));
@@ -132,8 +135,8 @@ export class Exchange {
   }
 
   /** The body as a JSON object; an absent body is `{}`. */
-  async jsonObject(limit = MAX_JSON_BODY_BYTES): Promise<Record<string, unknown>> {
-    const value = await this.json(limit);
+  async jsonObject(): Promise<Record<string, unknown>> {
+    const value = await this.json();
     if (value === undefined) return {};
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new MailcueError('invalid_json', 'The request body must be a JSON object');

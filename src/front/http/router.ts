@@ -1,6 +1,6 @@
 // Routes on uWebSockets.js' own router. Each handler gets an Exchange; a thrown or rejected error
 // goes to the router's one error mapper, and every answered request is observed for metrics.
-import { Exchange } from './exchange.js';
+import { DEFAULT_BODY_MAX_BYTES, Exchange } from './exchange.js';
 import type { TemplatedApp } from './uws.js';
 
 export type Handler = (ex: Exchange) => unknown;
@@ -27,20 +27,22 @@ async function run(handler: Handler, ex: Exchange, onError: RouterHooks['onError
 export class Router {
   constructor(private readonly app: TemplatedApp, private readonly hooks: RouterHooks) {}
 
-  add(method: Method, pattern: string, handler: Handler): this {
+  /** `bodyMaxBytes`: the largest body the route reads (REST's default unless it says otherwise). */
+  add(method: Method, pattern: string, handler: Handler, bodyMaxBytes = DEFAULT_BODY_MAX_BYTES): this {
     const paramCount = (pattern.match(/\/:/g) ?? []).length;
     const { onError, observe } = this.hooks;
     this.app[method](pattern, (res, req) => {
       let ex: Exchange;
       try {
-        ex = new Exchange(res, req, paramCount);
+        ex = new Exchange(res, req, paramCount, bodyMaxBytes);
       } catch {
         // An exception thrown into uWS's native callback would end the process: answer instead.
         res.cork(() => res.writeStatus('400 Bad Request').end());
         return;
       }
       ex.route = pattern;
-      // uWS delivers a body only to an onData registered before the handler returns.
+      // uWS delivers a body only to an onData registered before the handler returns; it is read
+      // here, up to the route's own limit, and the handler's body() shares the same read.
       if (BODY_METHODS.has(ex.method)) ex.body().catch(() => undefined);
       void run(handler, ex, onError, observe);
     });

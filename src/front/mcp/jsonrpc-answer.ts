@@ -2,6 +2,7 @@
 // status of SEED.md's table, and on 401 the WWW-Authenticate challenge naming the resource
 // metadata of the endpoint the client used (RFC 9728).
 import type { Config } from '../../config/config.js';
+import { MailcueError } from '../../errors/registry.js';
 import type { Exchange } from '../http/exchange.js';
 import { errorResponse, JsonRpcFailure, toJsonRpcFailure, type JsonRpcId } from './jsonrpc.js';
 
@@ -15,7 +16,7 @@ export function asFailure(err: unknown): JsonRpcFailure {
   return (
     toJsonRpcFailure(err) ??
     // A service error with no JSON-RPC code outside a tool call (rare): report it as invalid params.
-    new JsonRpcFailure(400, { code: -32602, message: 'Invalid params', data: (err as Error).message })
+    toJsonRpcFailure(new MailcueError('invalid_parameter', (err as Error).message))!
   );
 }
 

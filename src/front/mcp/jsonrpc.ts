@@ -27,17 +27,17 @@ export type Incoming =
   | { kind: 'notification'; message: JsonRpcRequest }
   | { kind: 'response' };
 
-/** An error answered as a JSON-RPC error, with the HTTP status of its transport answer. */
+/** A Mailcue error as the agent-tool transports answer it: the JSON-RPC error and its HTTP status. */
 export class JsonRpcFailure extends Error {
   constructor(readonly http: number, readonly error: JsonRpcError, readonly headers: [string, string][] = []) {
     super(error.message);
   }
 }
 
-export const invalidRequest = (details: string) => new JsonRpcFailure(400, { code: -32600, message: 'Invalid Request', data: details });
-export const parseError = () => new JsonRpcFailure(400, { code: -32700, message: 'Parse error', data: 'The body is not valid JSON' });
-export const methodNotFound = (data: string) => new JsonRpcFailure(404, { code: -32601, message: 'Method not found', data });
-export const invalidParams = (data: string) => new JsonRpcFailure(400, { code: -32602, message: 'Invalid params', data });
+export const invalidRequest = (details: string) => new MailcueError('invalid_request', details);
+export const parseError = () => new MailcueError('invalid_json', 'The body is not valid JSON');
+export const methodNotFound = (details: string) => new MailcueError('method_not_found', details);
+export const invalidParams = (details: string) => new MailcueError('invalid_parameter', details);
 
 export function classify(body: unknown): Incoming {
   if (Array.isArray(body)) throw invalidRequest('Batch requests are not supported; send one JSON-RPC message per request');
@@ -57,7 +57,10 @@ export function classify(body: unknown): Incoming {
   return { kind: 'request', message: m as unknown as JsonRpcRequest & { id: JsonRpcId } };
 }
 
-/** SEED.md's messages and data for the codes it lists; DESIGN §4's for the rest. */
+/** The transports' own refusals answer their message, and again as `data`. */
+const asIs = (e: MailcueError) => ({ message: e.message, data: (e.details?.hint as string | undefined) ?? e.message });
+
+/** SEED.md's messages and data for the codes it lists; JSON-RPC 2.0's and DESIGN §4's for the rest. */
 const JSONRPC_TEXT: Partial<Record<ErrorCode, (e: MailcueError) => { message: string; data: unknown }>> = {
   plan_required: (e) => ({ message: e.message, data: 'Plan upgrade required' }),
   unauthorized: () => ({ message: 'Invalid API key', data: 'Authentication failed' }),
@@ -66,7 +69,17 @@ const JSONRPC_TEXT: Partial<Record<ErrorCode, (e: MailcueError) => { message: st
   session_limit: (e) => ({ message: e.message, data: 'Close an open session (DELETE /mcp) or wait for one to idle out' }),
   credits_exhausted: (e) => ({ message: e.message, data: 'Credits reset on the first day of the next UTC month' }),
   internal: () => ({ message: 'Internal error', data: 'See the server log' }),
-  forbidden_origin: (e) => ({ message: e.message, data: e.message }),
+  invalid_json: (e) => ({ message: 'Parse error', data: e.message }),
+  invalid_request: (e) => ({ message: 'Invalid Request', data: e.message }),
+  payload_too_large: (e) => ({ message: 'Invalid Request', data: e.message }),
+  method_not_found: (e) => ({ message: 'Method not found', data: e.message }),
+  forbidden_origin: asIs,
+  method_not_allowed: asIs,
+  unsupported_media_type: asIs,
+  unsupported_protocol_version: asIs,
+  session_required: asIs,
+  session_not_found: asIs,
+  session_conflict: asIs,
 };
 
 /** Maps a thrown error to a JSON-RPC failure; null means "answer it as a tool result with isError". */

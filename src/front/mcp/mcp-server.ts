@@ -13,7 +13,7 @@ import type { Deps } from '../../services/deps.js';
 import { normalizeAddress } from '../../services/validate.js';
 import { Cancellation, type CancelSignal } from '../../util/cancel.js';
 import { accountNamedBy, admitToken } from '../auth.js';
-import { invalidParams, methodNotFound, JsonRpcFailure, toJsonRpcFailure, type JsonRpcRequest } from './jsonrpc.js';
+import { invalidParams, methodNotFound, toJsonRpcFailure, type JsonRpcRequest } from './jsonrpc.js';
 import type { McpSession } from './sessions.js';
 import { findTool, toolList, validateArguments } from './tools/registry.js';
 import type { Tool, ToolContext } from './tools/tool.js';
@@ -36,7 +36,7 @@ export interface Admitted {
   tool?: Tool<any>;
   args?: Record<string, unknown>;
   /** A -32601/-32602 found before admission, answered only once the caller is known. */
-  deferred?: JsonRpcFailure;
+  deferred?: MailcueError;
   /** A read-only tool already running beside the admission, for the admitted account. */
   early?: Promise<Record<string, unknown>>;
 }
@@ -54,7 +54,7 @@ export function planBlock(plan: Plan): MailcueError {
 export async function admit(deps: Deps, token: string | null, message: JsonRpcRequest, session: McpSession | null, sessionOk: boolean): Promise<Admitted> {
   let tool: Tool<any> | undefined;
   let args: Record<string, unknown> | undefined;
-  let deferred: JsonRpcFailure | undefined;
+  let deferred: MailcueError | undefined;
   if (message.method === 'tools/call') {
     const name = message.params?.name;
     tool = typeof name === 'string' ? findTool(name) : undefined;
@@ -63,7 +63,7 @@ export async function admit(deps: Deps, token: string | null, message: JsonRpcRe
       if (!tool) throw methodNotFound(`Unknown tool: ${name}`);
       args = validateArguments(tool, message.params?.arguments);
     } catch (err) {
-      deferred = err as JsonRpcFailure;
+      deferred = err as MailcueError;
     }
   }
   const meter: Meter = tool && !deferred && sessionOk ? { kind: 'tool', credits: toolCredits(tool.name) } : { kind: 'none' };
@@ -139,7 +139,7 @@ async function runTool(ctx: ExecuteContext, tool: Tool<any>, args: Record<string
   }
 }
 
-/** Runs an admitted request and returns its JSON-RPC result (or throws JsonRpcFailure/MailcueError). */
+/** Runs an admitted request and returns its JSON-RPC result (or throws a MailcueError). */
 export async function execute(ctx: ExecuteContext, message: JsonRpcRequest): Promise<unknown> {
   const { deps, admitted } = ctx;
   if (admitted.deferred) throw admitted.deferred;

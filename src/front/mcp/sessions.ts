@@ -1,9 +1,9 @@
 // Agent-tool sessions held by this front tier. Sessions of tool-executing plans are also counted on
 // the account's shard, so the concurrent-session cap holds across front tiers.
 import { randomUUID } from 'node:crypto';
+import { fail } from '../../errors/registry.js';
 import type { Deps } from '../../services/deps.js';
 import type { Cancellation } from '../../util/cancel.js';
-import { JsonRpcFailure } from './jsonrpc.js';
 import type { SseStream } from './sse-stream.js';
 
 export interface McpSession {
@@ -27,8 +27,8 @@ const SWEEP_MS = 5_000;
  * unknown one (or another account's) 404, as the Streamable HTTP transport specifies.
  */
 export function requireSession(sessionId: string | null | undefined, session: McpSession | undefined, accountId: string): McpSession {
-  if (!sessionId) throw new JsonRpcFailure(400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
-  if (!session || session.accountId !== accountId) throw new JsonRpcFailure(404, { code: -32000, message: 'Session not found' });
+  if (!sessionId) fail('session_required', 'Bad Request: Mcp-Session-Id header is required');
+  if (!session || session.accountId !== accountId) fail('session_not_found', 'Session not found');
   return session;
 }
 

@@ -1,15 +1,16 @@
 // The legacy HTTP+SSE transport (2024-11-05): GET /sse opens the stream and names the POST
 // endpoint in its first `endpoint` event; POST /messages?sessionId= answers 202 and the JSON-RPC
 // response travels on the stream as `event: message`. The session lives as long as the stream.
+import { fail, MailcueError } from '../../errors/registry.js';
 import { Cancellation } from '../../util/cancel.js';
 import { bearerToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import { classify, errorResponse, parseError, JsonRpcFailure, type JsonRpcId } from './jsonrpc.js';
+import { classify, errorResponse, parseError, type JsonRpcId } from './jsonrpc.js';
 import { admit, execute } from './mcp-server.js';
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
 import { SseStream } from './sse-stream.js';
-import type { AgentToolEnv } from './streamable-http.js';
+import { MCP_BODY_MAX_BYTES, type AgentToolEnv } from './streamable-http.js';
 
 const LEGACY_VERSION = '2024-11-05';
 
@@ -40,9 +41,9 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
   let id: JsonRpcId = null;
   try {
     cors.check(ex);
-    if (!sessionId) throw new JsonRpcFailure(400, { code: -32000, message: 'Bad Request: sessionId query parameter is required' });
+    if (!sessionId) fail('session_required', 'Bad Request: sessionId query parameter is required');
     const session = sessions.get(sessionId);
-    if (!session?.stream || session.stream.isClosed) throw new JsonRpcFailure(404, { code: -32000, message: 'Session not found' });
+    if (!session?.stream || session.stream.isClosed) fail('session_not_found', 'Session not found');
     let body: unknown;
     try {
       body = JSON.parse((await ex.body()).toString('utf8'));
@@ -59,7 +60,7 @@ async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
     const controller = new Cancellation();
     try {
       const admitted = await admit(deps, token, message, session, true);
-      if (admitted.admission.account.id !== session.accountId) throw new JsonRpcFailure(404, { code: -32000, message: 'Session not found' });
+      if (admitted.admission.account.id !== session.accountId) fail('session_not_found', 'Session not found');
       if (incoming.kind === 'notification') {
         if (message.method === 'notifications/cancelled') session.inflight.get(JSON.stringify(message.params?.requestId))?.abort();
         return;
@@ -88,9 +89,10 @@ export function sseRoutes(router: Router, env: AgentToolEnv): void {
     // Clients probe with a Streamable HTTP POST first and fall back to SSE on 404/405.
     .add('post', '/sse', (ex) => {
       env.cors.apply(ex);
-      ex.sendJson(405, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed', data: 'Use GET /sse, or POST /mcp' } }, [['Allow', 'GET']]);
+      const refusal = new MailcueError('method_not_allowed', 'Method not allowed', { hint: 'Use GET /sse, or POST /mcp' });
+      sendJsonRpcFailure(ex, env.deps.config, 'sse', null, refusal, [['Allow', 'GET']]);
     })
     .add('options', '/sse', (ex) => env.cors.preflight(ex))
-    .add('post', '/messages', (ex) => postMessage(env, ex))
+    .add('post', '/messages', (ex) => postMessage(env, ex), MCP_BODY_MAX_BYTES)
     .add('options', '/messages', (ex) => env.cors.preflight(ex));
 }

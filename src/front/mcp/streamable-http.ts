@@ -3,20 +3,21 @@
 // session's server stream (or, without an event-stream Accept, describes the server); DELETE ends
 // the session. Interoperability rules of DESIGN §4 / research/protocols.md §7 apply throughout.
 import type { Deps } from '../../services/deps.js';
-import { MailcueError } from '../../errors/registry.js';
+import { fail, MailcueError } from '../../errors/registry.js';
 import { Cancellation } from '../../util/cancel.js';
 import { bearerToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
 import type { Cors } from '../http/cors.js';
-import { classify, errorResponse, parseError, JsonRpcFailure, type Incoming, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
+import { classify, errorResponse, parseError, type Incoming, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
 import { admit, execute, planBlock, negotiateVersion, SERVER_NAME, SERVER_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-server.js';
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
 import { requireSession, type McpSession, type SessionStore } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 
 const SESSION_HEADER = 'Mcp-Session-Id';
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** One JSON-RPC message per POST, on either transport. */
+export const MCP_BODY_MAX_BYTES = 4 * 1024 * 1024;
 
 export interface AgentToolEnv {
   deps: Deps;
@@ -36,10 +37,10 @@ function wantsEventStream(ex: Exchange): boolean {
   return (ex.header('accept') ?? '').toLowerCase().includes('text/event-stream');
 }
 
-function versionHeaderProblem(ex: Exchange): JsonRpcFailure | null {
+function versionHeaderProblem(ex: Exchange): MailcueError | null {
   const v = ex.header('mcp-protocol-version');
   if (v === undefined || (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(v)) return null;
-  return new JsonRpcFailure(400, { code: -32000, message: `Bad Request: Unsupported protocol version: ${v} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})` });
+  return new MailcueError('unsupported_protocol_version', `Bad Request: Unsupported protocol version: ${v} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
 }
 
 /** Protocol versions are dates, so they compare as strings. */
@@ -61,15 +62,15 @@ async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
     if (versionProblem) throw versionProblem;
     const contentType = ex.header('content-type');
     if (contentType && !contentType.toLowerCase().includes('application/json')) {
-      throw new JsonRpcFailure(415, { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' });
+      fail('unsupported_media_type', 'Unsupported Media Type: Content-Type must be application/json');
     }
     let body: unknown;
     try {
-      const raw = await ex.body(MAX_BODY_BYTES);
+      const raw = await ex.body();
       body = JSON.parse(raw.toString('utf8'));
     } catch (err) {
       if (err instanceof MailcueError && err.code === 'payload_too_large') {
-        throw new JsonRpcFailure(413, { code: -32600, message: 'Invalid Request', data: `The body exceeds ${MAX_BODY_BYTES} bytes` });
+        fail('payload_too_large', `The body exceeds ${MCP_BODY_MAX_BYTES} bytes`);
       }
       throw parseError();
     }
@@ -171,7 +172,7 @@ async function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
       return;
     }
     const session = requireSession(sessionId, found, admitted.admission.account.id);
-    if (session.stream && !session.stream.isClosed) throw new JsonRpcFailure(409, { code: -32000, message: 'Conflict: Only one SSE stream is allowed per session' });
+    if (session.stream && !session.stream.isClosed) fail('session_conflict', 'Conflict: Only one SSE stream is allowed per session');
     const stream = new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs);
     session.stream = stream;
     stream.onClose(() => {
@@ -202,13 +203,14 @@ async function handleDelete(env: AgentToolEnv, ex: Exchange): Promise<void> {
 export function streamableHttpRoutes(router: Router, env: AgentToolEnv): void {
   for (const path of ['/mcp', '/mcp/']) {
     router
-      .add('post', path, (ex) => handlePost(env, ex))
+      .add('post', path, (ex) => handlePost(env, ex), MCP_BODY_MAX_BYTES)
       .add('get', path, (ex) => handleGet(env, ex))
       .add('del', path, (ex) => handleDelete(env, ex))
       .add('options', path, (ex) => env.cors.preflight(ex))
       .add('any', path, (ex) => {
         env.cors.apply(ex);
-        ex.sendJson(405, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed.', data: 'Use GET, POST or DELETE on /mcp' } }, [['Allow', 'GET, POST, DELETE']]);
+        const refusal = new MailcueError('method_not_allowed', 'Method not allowed.', { hint: 'Use GET, POST or DELETE on /mcp' });
+        sendJsonRpcFailure(ex, env.deps.config, 'mcp', null, refusal, [['Allow', 'GET, POST, DELETE']]);
       });
   }
 }

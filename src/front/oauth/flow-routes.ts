@@ -76,8 +76,11 @@ async function authorize(deps: Deps, ex: Exchange): Promise<void> {
   back({ code });
 }
 
+/** A token request is a short form; nothing legitimate comes near this. */
+const TOKEN_FORM_MAX_BYTES = 64 * 1024;
+
 async function formBody(ex: Exchange): Promise<URLSearchParams> {
-  const raw = (await ex.body(64 * 1024)).toString('utf8');
+  const raw = (await ex.body()).toString('utf8');
   if ((ex.header('content-type') ?? '').includes('application/json')) {
     try {
       return new URLSearchParams(Object.entries(JSON.parse(raw) as Record<string, unknown>).map(([k, v]): [string, string] => [k, String(v)]));
@@ -154,6 +157,6 @@ export function flowRoutes(router: Router, deps: Deps, cors: Cors): void {
     .add('post', '/token', (ex) => {
       cors.apply(ex);
       return token(deps, ex);
-    })
+    }, TOKEN_FORM_MAX_BYTES)
     .add('options', '/token', (ex) => cors.preflight(ex));
 }

@@ -10,6 +10,7 @@ import type { Router } from '../http/router.js';
 import { ok } from './respond.js';
 
 const WAIT_DEFAULT_S = 30;
+const SEARCH_MAX_CHARS = 200;
 
 async function caller(deps: Deps, ex: Exchange) {
   const admission = await admitRest(deps, ex);
@@ -53,7 +54,10 @@ export function inboxRoutes(router: Router, deps: Deps): void {
         const limit = intInRange(query.get('limit'), 'limit', 1, 100, 10);
         if (!Number.isInteger(limit)) fail('invalid_parameter', 'limit must be a whole number from 1 to 100', { param: 'limit' });
         const unreadOnly = optionalBool(query.get('unread_only'), 'unread_only');
-        return messages.listMessages(deps, who, address(ex), limit, unreadOnly);
+        const before = optionalSince(query.get('before'), 'before');
+        const q = query.get('q') || null;
+        if (q !== null && q.length > SEARCH_MAX_CHARS) fail('invalid_parameter', `q must be at most ${SEARCH_MAX_CHARS} characters`, { param: 'q' });
+        return messages.listMessages(deps, who, address(ex), limit, unreadOnly, { before, query: q });
       });
       ok(ex, 200, { count: data.length, data });
     })

@@ -1,5 +1,6 @@
-// get_latest_email: the most recent message of an inbox, with its extracted code, its sender
-// authentication and the injection-safe text; the raw text and HTML only when asked for.
+// get_latest_email: the most recent message of an inbox, with its extracted code (and why it was
+// picked), its sender authentication and the injection-safe text; raw text and HTML only on request.
+import { extractionOf } from '../../../contract/model.js';
 import { latestMessage, trustFields } from '../../../services/messages.js';
 import { optionalBool, requireAddress } from '../../../services/validate.js';
 import { authenticationSchema, authVerdictSchema, defineTool, inboxArg, nullableString, UNTRUSTED_MAIL } from './tool.js';
@@ -9,7 +10,8 @@ export const getLatestEmail = defineTool<{ inbox: string; include_raw?: boolean 
   readOnly: true,
   title: 'Get latest email',
   description:
-    'Returns the most recent message of an inbox (sender, subject, extracted otp and verification_link, sender authentication), or null if it is empty. ' +
+    'Returns the most recent message of an inbox (sender, subject, extracted otp and verification_link, in `extraction` why each was picked or is null, ' +
+    'sender authentication), or null if it is empty. ' +
     'The body comes as `safe_text`: only the text a person would see, hidden text and invisible characters removed, links listed as "[n] text → URL (host)", ' +
     'with `warnings` naming what was removed or looks deceptive. `include_raw: true` adds the original `text` and `html`, which may hide instructions. ' +
     UNTRUSTED_MAIL,
@@ -30,6 +32,11 @@ export const getLatestEmail = defineTool<{ inbox: string; include_raw?: boolean 
         properties: {
           id: { type: 'string' }, from: { type: 'string' }, to: { type: 'array', items: { type: 'string' } }, subject: { type: 'string' },
           date: { type: 'string' }, otp: nullableString, verification_link: nullableString, has_attachment: { type: 'boolean' },
+          extraction: {
+            type: 'object',
+            properties: { otp_reason: { type: 'string' }, link_reason: { type: 'string' } },
+            required: ['otp_reason', 'link_reason'],
+          },
           auth: authVerdictSchema, authentication: authenticationSchema,
           safe_text: { type: 'string' }, warnings: { type: 'array', items: { type: 'string' } },
           text: nullableString, html: nullableString,
@@ -49,7 +56,7 @@ export const getLatestEmail = defineTool<{ inbox: string; include_raw?: boolean 
       inbox,
       message: {
         id: m.id, from: m.from, to: m.to, subject: m.subject, date: m.date,
-        otp: m.otp, verification_link: m.verification_link, has_attachment: m.attachments.length > 0,
+        otp: m.otp, verification_link: m.verification_link, has_attachment: m.attachments.length > 0, extraction: extractionOf(m),
         auth: authentication.summary, authentication, safe_text, warnings,
         ...(includeRaw ? { text: m.text, html: m.html } : {}),
       },

@@ -1,0 +1,68 @@
+// Account: plan, credits used and left as a bar, ops and requests this minute, open agent-tool
+// sessions, and how to connect an MCP client (URL and a copy-paste config).
+import { api, errorText, session } from './api.js';
+import { copyButton, h, meta } from './dom.js';
+
+interface Usage {
+  id: string;
+  plan: string;
+  limits: { tool_execution: boolean; ops_per_minute: number; concurrent_sessions: number; requests_per_minute: number; monthly_credits: number; price_usd_per_month: number | null };
+  ops_this_minute: number;
+  requests_this_minute: number;
+  credits_used: number;
+  credits_left: number;
+  sessions_open: number;
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+function mcpConfig(url: string, key: string): string {
+  return JSON.stringify({ mcpServers: { mailcue: { type: 'http', url: `${url}/mcp`, headers: { Authorization: `Bearer ${key}` } } } }, null, 2);
+}
+
+export class AccountView {
+  readonly root = h('section', { class: 'stack', 'aria-labelledby': 'account-title' });
+
+  async show(): Promise<void> {
+    await this.refresh();
+  }
+
+  async refresh(): Promise<void> {
+    let u: Usage;
+    try {
+      u = (await api<{ data: Usage }>('GET', '/v1/account')).data;
+    } catch (err) {
+      this.root.replaceChildren(h('h1', { id: 'account-title' }, 'Account'), h('p', { class: 'error' }, errorText(err)));
+      return;
+    }
+    const total = u.limits.monthly_credits;
+    const pct = total > 0 ? Math.min(100, Math.round((u.credits_used / total) * 100)) : 0;
+    const url = meta('mailcue-mcp-url') || location.origin;
+    const key = session.key ?? '<API_KEY>';
+    const plan = u.plan[0]!.toUpperCase() + u.plan.slice(1);
+    this.root.replaceChildren(
+      h('div', { class: 'card' },
+        h('h1', { id: 'account-title' }, 'Account'),
+        h('dl', { class: 'facts' },
+          h('dt', {}, 'Account'), h('dd', { class: 'mono' }, u.id),
+          h('dt', {}, 'Plan'), h('dd', { id: 'account-plan' }, `${plan}${u.limits.price_usd_per_month ? ` ($${u.limits.price_usd_per_month}/month)` : ''}`),
+          h('dt', {}, 'Agent tools'), h('dd', {}, u.limits.tool_execution ? 'included' : 'not on this plan (Growth or Enterprise)'),
+          h('dt', {}, 'Tool ops this minute'), h('dd', { id: 'ops-minute' }, `${fmt(u.ops_this_minute)} of ${fmt(u.limits.ops_per_minute)}`),
+          h('dt', {}, 'API requests this minute'), h('dd', {}, `${fmt(u.requests_this_minute)} of ${fmt(u.limits.requests_per_minute)}`),
+          h('dt', {}, 'Open agent sessions'), h('dd', { id: 'sessions-open' }, `${fmt(u.sessions_open)} of ${fmt(u.limits.concurrent_sessions)}`)),
+        h('h2', { style: 'margin-top:14px' }, 'Credits this month'),
+        h('div', {
+          class: 'bar', role: 'progressbar', 'aria-label': 'Credits used', 'aria-valuemin': '0', 'aria-valuemax': String(total), 'aria-valuenow': String(Math.min(u.credits_used, total)),
+        }, h('span', { style: `width:${pct}%` })),
+        h('p', { id: 'credits' }, `${fmt(u.credits_used)} used · ${fmt(u.credits_left)} left of ${fmt(total)}`)),
+      h('div', { class: 'card' },
+        h('h2', {}, 'Connect an MCP client'),
+        h('p', {}, 'Streamable HTTP: ', h('code', { id: 'mcp-url' }, `${url}/mcp`), ' ', copyButton(`${url}/mcp`, 'Copy MCP URL'),
+          ' · legacy SSE: ', h('code', {}, `${url}/sse`)),
+        h('p', { class: 'muted' }, 'Config for clients that read an mcpServers file (Claude Code, Cursor, …); it holds your key, keep it private:'),
+        h('pre', { id: 'mcp-config' }, mcpConfig(url, key)),
+        h('p', {}, copyButton(mcpConfig(url, key), 'Copy MCP client config')),
+        h('p', { class: 'muted' }, 'Connectors that ask for OAuth: give them ', h('code', {}, `${url}/sse`), ' and your API key as the client id.')),
+    );
+  }
+}
