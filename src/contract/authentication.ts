@@ -71,5 +71,10 @@ export function verdict(a: Authentication | undefined): AuthVerdict {
  */
 export function answersAuthWait(a: Authentication | undefined): boolean {
   if (!a) return false;
-  return !a.pending && a.summary !== 'fail' && a.summary !== 'temperror';
+  return !a.pending && trustedVerdict(a.summary);
+}
+
+/** The same test on the compact verdict (a pending check reads temperror there). */
+export function trustedVerdict(v: AuthVerdict): boolean {
+  return v === 'pass' || v === 'none';
 }

@@ -24,6 +24,8 @@ export interface VisibleHtml {
 interface Frame {
   name: string;
   hidden: HiddenReason | null;
+  /** Why its text is unseen (hidden, or the colour blends into the background), computed once. */
+  unseen: HiddenReason | null;
   /** Content no reader sees and nobody hides on purpose (head, title): dropped without a warning. */
   silent: boolean;
   colour: Rgba | null;
@@ -53,7 +55,7 @@ export function readVisibleHtml(html: string, maxChars: number): VisibleHtml {
   let truncated = false;
   // Separator owed before the next visible word: 0 none, 1 space, 2 line break.
   let owed = 0;
-  const root: Frame = { name: '#root', hidden: null, silent: false, colour: null, background: null, link: null };
+  const root: Frame = { name: '#root', hidden: null, unseen: null, silent: false, colour: null, background: null, link: null };
   const stack: Frame[] = [root];
   let styleText: string | null = null;
   let overflow = 0;
@@ -62,10 +64,10 @@ export function readVisibleHtml(html: string, maxChars: number): VisibleHtml {
   const write = (s: string) => {
     text += s;
   };
-  const visibleReason = (frame: Frame): HiddenReason | null => {
+  const unseen = (frame: Frame, parent: Frame): HiddenReason | null => {
     if (frame.hidden) return frame.hidden;
-    const fg = frame.colour ?? BLACK;
-    return blendsIn(fg, frame.background ?? WHITE) ? 'same_colour' : null;
+    if (frame.colour === parent.colour && frame.background === parent.background) return parent.unseen;
+    return blendsIn(frame.colour ?? BLACK, frame.background ?? WHITE) ? 'same_colour' : null;
   };
 
   const parser = new Parser(
@@ -81,20 +83,20 @@ export function readVisibleHtml(html: string, maxChars: number): VisibleHtml {
         if (attrs.style) parseDeclarations(attrs.style, d);
         let hidden = parent.hidden;
         if (!hidden) {
-          if ('hidden' in attrs || UNSEEN.has(name) || (name === 'input' && attrs.type === 'hidden')) hidden = 'hidden';
-          else hidden = hiddenBy(d);
+          if ('hidden' in attrs || UNSEEN.has(name) || name === 'script' || (name === 'input' && attrs.type === 'hidden')) hidden = 'hidden';
+          else if (d.size > 0) hidden = hiddenBy(d);
         }
         const frame: Frame = {
-          name,
-          hidden,
-          silent: parent.silent || SILENT.has(name),
-          colour: parseColour(d.get('color')) ?? (name === 'font' ? parseColour(attrs.color) : null) ?? parent.colour,
-          background: backgroundOf(d, attrs.bgcolor) ?? parent.background,
-          link: null,
+          name, hidden, unseen: null, silent: parent.silent || SILENT.has(name), colour: parent.colour, background: parent.background, link: null,
         };
-        if (frame.background && frame.background.a < 0.1) frame.background = parent.background;
+        // Most elements style nothing: they take their parent's colours (and verdict) as they are.
+        if (d.size > 0 || attrs.bgcolor !== undefined || (name === 'font' && attrs.color !== undefined)) {
+          frame.colour = parseColour(d.get('color')) ?? (name === 'font' ? parseColour(attrs.color) : null) ?? parent.colour;
+          const background = backgroundOf(d, attrs.bgcolor);
+          if (background && background.a >= 0.1) frame.background = background;
+        }
+        frame.unseen = unseen(frame, parent);
         if (name === 'style') styleText = '';
-        if (name === 'script') frame.hidden = 'hidden';
         if (BLOCK.has(name)) owed = 2;
         else if ((name === 'td' || name === 'th') && owed === 0) owed = 1;
         if (name === 'a' && attrs.href !== undefined) frame.link = { href: attrs.href.trim(), start: text.length, alt: '', image: false };
@@ -120,7 +122,7 @@ export function readVisibleHtml(html: string, maxChars: number): VisibleHtml {
         }
         if (BLOCK.has(name)) owed = 2;
         else if ((name === 'td' || name === 'th') && owed === 0) owed = 1;
-        if (frame.link && !visibleReason(frame) && !frame.silent && !truncated) {
+        if (frame.link && !frame.unseen && !frame.silent && !truncated) {
           // A link with nothing to see (no text, no image) is one no person can click: not listed.
           const label = text.slice(frame.link.start).trim() || frame.link.alt.trim() || (frame.link.image ? '(image)' : '');
           if (label) {
@@ -141,7 +143,7 @@ export function readVisibleHtml(html: string, maxChars: number): VisibleHtml {
         }
         if (frame.silent) return;
         const words = data.split(/[\s\u00A0]+/);
-        const reason = visibleReason(frame);
+        const reason = frame.unseen;
         if (reason) {
           // Only text with letters or digits counts: preheader padding (&zwnj;&nbsp;…) says nothing.
           if (/[\p{L}\p{N}]/u.test(data)) removed.add(reason);

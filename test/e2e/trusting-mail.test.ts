@@ -251,6 +251,11 @@ test('trusting mail - create_and_wait_for_otp with require_auth answers only the
     t.is(out.inbox, address);
     t.is(out.otp, '444444');
     t.is(out.auth, 'pass');
+    // A newer spoofed code does not become "the latest code" either.
+    await send(address, { from: 'noreply@reject.example', subject: 'Code', text: 'Your code is 777777.' });
+    const latest = (await client.callTool({ name: 'extract_otp', arguments: { inbox: address } })).structuredContent as Json;
+    t.is(latest.otp, '444444');
+    t.is(latest.auth, 'pass');
   } finally {
     await client.close();
   }
