@@ -24,7 +24,7 @@ export const extractOtp = defineTool<{ inbox: string }>({
     required: ['inbox', 'otp', 'verification_link', 'message_id'],
   },
   async run({ deps, caller }, args) {
-    const [recent, policy]nbox = requireAddress(args.inbox);
+    const inbox = requireAddress(args.inbox);
     const [recent, policy] = await Promise.all([listMessages(deps, caller, inbox, SCAN_MESSAGES, false), getInbox(deps, caller, inbox)]);
     // require_auth holds here as in waits: a spoofed code is never the answer.
     const m = recent.find((s) => (s.otp !== null || s.verification_link !== null) && (!policy.require_auth || trustedVerdict(s.auth)));
