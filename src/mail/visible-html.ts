@@ -44,6 +44,7 @@ const SILENT = new Set(['head', 'title', 'meta', 'link', 'base']);
 const WHITE: Rgba = { r: 255, g: 255, b: 255, a: 1 };
 const BLACK: Rgba = { r: 0, g: 0, b: 0, a: 1 };
 const MAX_DEPTH = 1024;
+const WEB_LINK = /^\s*(?:https?:|mailto:)/i;
 /** Outlook conditional comments carry markup for Outlook only, not hidden prose. */
 const CONDITIONAL = /^\s*\[if |^\s*<!\[endif\]|^\s*\[endif\]/i;
 
@@ -99,7 +100,8 @@ export function readVisibleHtml(html: string, maxChars: number): VisibleHtml {
         if (name === 'style') styleText = '';
         if (BLOCK.has(name)) owed = 2;
         else if ((name === 'td' || name === 'th') && owed === 0) owed = 1;
-        if (name === 'a' && attrs.href !== undefined) frame.link = { href: attrs.href.trim(), start: text.length, alt: '', image: false };
+        // Only web and mail links are listed: javascript:, data: and relative hrefs lead nowhere an agent should go.
+        if (name === 'a' && attrs.href !== undefined && WEB_LINK.test(attrs.href)) frame.link = { href: attrs.href.trim(), start: text.length, alt: '', image: false };
         if (name === 'img') {
           const holder = stack.findLast((f) => f.link);
           if (holder?.link) {

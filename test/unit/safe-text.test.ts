@@ -79,6 +79,11 @@ test('safe text - a hidden link is not listed, an image link is listed by its al
   t.deepEqual(v.warnings, [WARNINGS.hidden]);
 });
 
+test('safe text - javascript:, data: and relative links keep their text but are not listed', (t) => {
+  const v = view('<a href="javascript:alert(1)">Run</a> <a href="data:text/html,x">Open</a> <a href="/x">Here</a>');
+  t.is(v.safe_text, 'Run Open Here');
+});
+
 test('safe text - a punycode host is flagged', (t) => {
   const v = view('<a href="https://xn--pypal-4ve.com/">Sign in</a>');
   t.deepEqual(v.warnings, [WARNINGS.punycode]);
