@@ -29,6 +29,8 @@ export interface Endpoint {
   httpPort: number;
   smtpPort: number;
   base: string;
+  /** The ops listener: /metrics, /livez, /readyz. */
+  ops: string;
 }
 
 export class Mailcue {
@@ -86,11 +88,12 @@ export class Mailcue {
       if (fronts === 0) {
         const httpPort = await freePort();
         const smtpPort = await freePort();
+        const opsPort = await freePort();
         const base = `http://127.0.0.1:${httpPort}`;
         processes.push(start('mailcue', 'node', node('serve'), {
-          env: { ...baseEnv, MAILCUE_HTTP_PORT: String(httpPort), MAILCUE_SMTP_PORT: String(smtpPort), MAILCUE_PUBLIC_URL: base },
+          env: { ...baseEnv, MAILCUE_HTTP_PORT: String(httpPort), MAILCUE_SMTP_PORT: String(smtpPort), MAILCUE_OPS_PORT: String(opsPort), MAILCUE_PUBLIC_URL: base },
         }));
-        endpoints.push({ httpPort, smtpPort, base });
+        endpoints.push({ httpPort, smtpPort, base, ops: `http://127.0.0.1:${opsPort}` });
         layout = 'embedded: 1 process (front + 2 shard threads + pool)';
       } else {
         const shardCount = 2;
@@ -103,11 +106,15 @@ export class Mailcue {
         for (let f = 0; f < fronts; f++) {
           const httpPort = await freePort();
           const smtpPort = await freePort();
+          const opsPort = await freePort();
           const base = `http://127.0.0.1:${httpPort}`;
           processes.push(start(`mailcue-front-${f}`, 'node', node('front', '--shards', map.join(',')), {
-            env: { ...baseEnv, MAILCUE_HTTP_PORT: String(httpPort), MAILCUE_SMTP_PORT: String(smtpPort), MAILCUE_PUBLIC_URL: base, MAILCUE_POOL_THREADS: '1' },
+            env: {
+              ...baseEnv, MAILCUE_HTTP_PORT: String(httpPort), MAILCUE_SMTP_PORT: String(smtpPort), MAILCUE_OPS_PORT: String(opsPort),
+              MAILCUE_PUBLIC_URL: base, MAILCUE_POOL_THREADS: '1',
+            },
           }));
-          endpoints.push({ httpPort, smtpPort, base });
+          endpoints.push({ httpPort, smtpPort, base, ops: `http://127.0.0.1:${opsPort}` });
         }
         layout = `cluster: ${fronts} front + ${shardCount} shard processes`;
       }
@@ -147,9 +154,9 @@ export class Mailcue {
     return addresses;
   }
 
-  /** The `mailcue_parked_waiters` gauge (across all shards) as one front reports it. */
+  /** The `mailcue_parked_waiters` gauge (across all shards) as one front's ops listener reports it. */
   async parkedWaiters(endpoint = 0): Promise<number> {
-    const text = await (await fetch(`${this.endpoints[endpoint]!.base}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+    const text = await (await fetch(`${this.endpoints[endpoint]!.ops}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
     const m = /^mailcue_parked_waiters(?:\{[^}]*\})?\s+([0-9.e+-]+)/m.exec(text);
     return m ? Number(m[1]) : NaN;
   }

@@ -5,9 +5,12 @@ import { answersAuthWait, type Authentication } from '../contract/authentication
 import { messageIdCursor, newMessageId } from '../util/ids.js';
 import type { InboxCommand, MessageCommand } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
-import type { RequestScope, WaitResult } from '../contract/results.js';
+import type { DeliverResult, RequestScope, WaitResult } from '../contract/results.js';
 import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from '../contract/model.js';
 import type { WaitOutcome, Waiter } from './waiters.js';
+
+/** A parked long-poll answers this long before the request's own deadline on the front. */
+const WAIT_ANSWER_MARGIN_MS = 1_000;
 
 export class InboxActor {
   /** Run inside the delivery transaction (the webhook outbox commits with the message). */
@@ -38,7 +41,7 @@ export class InboxActor {
       case 'inbox.accepts':
         return this.ownerOf(cmd.address);
       case 'inbox.deliver':
-        return this.deliver(cmd.address, cmd);
+        return this.deliver(cmd);
       case 'message.list':
         return this.listMessages(cmd);
       case 'message.latest': {
@@ -59,7 +62,7 @@ export class InboxActor {
       case 'message.wait':
         return this.wait(cmd, scope);
       case 'message.set_auth':
-        return this.setAuth(cmd.address, cmd.id, cmd.authentication);
+        return this.setAuth(cmd.addresses, cmd.id, cmd.authentication);
     }
   }
 
@@ -107,16 +110,25 @@ export class InboxActor {
   }
 
   /** The finished check of a message stored while it ran; require-auth waits may now take it. */
-  private async setAuth(address: string, id: string, authentication: Authentication): Promise<{ id: string }> {
+  private async setAuth(addresses: string[], id: string, authentication: Authentication): Promise<{ id: string }> {
     const { store } = this.ctx;
     const updated = await store.transaction(() => {
-      const current = store.messages.get(address, id);
-      if (!current) fail('message_not_found', `Message ${id} not found in ${address}`);
-      const next = { ...current, authentication };
-      store.messages.put(next);
-      return next;
+      const out: { message: MessageRecord; accountId: string }[] = [];
+      for (const address of addresses) {
+        const current = store.messages.get(address, id);
+        const inbox = store.inboxes.get(address);
+        // Deleted since it arrived: nothing left to update.
+        if (!current || !inbox) continue;
+        const message = { ...current, authentication };
+        store.messages.put(message);
+        out.push({ message, accountId: inbox.account_id });
+      }
+      return out;
     });
-    this.ctx.waiters.deliver(address, updated, true);
+    for (const { message, accountId } of updated) {
+      this.ctx.waiters.deliver(message.inbox, message, true);
+      this.noteChange(accountId, message.inbox);
+    }
     return { id };
   }
 
@@ -162,23 +174,38 @@ export class InboxActor {
     return removed;
   }
 
-  private async deliver(address: string, cmd: Extract<InboxCommand, { type: 'inbox.deliver' }>): Promise<{ id: string }> {
+  /**
+   * One message to every recipient this shard owns, in one transaction: each inbox gets its
+   * record, all under one message id, and the raw source is stored once for all of them (§7).
+   */
+  private async deliver(cmd: Extract<InboxCommand, { type: 'inbox.deliver' }>): Promise<DeliverResult> {
     const { store } = this.ctx;
-    const message: MessageRecord = {
-      ...cmd.message, id: newMessageId(this.ctx.now()), inbox: address, date: new Date(this.ctx.now()).toISOString(), read: false,
-    };
-    const accountId = await store.transaction(() => {
-      const current = store.inboxes.get(address);
-      if (!current) fail('inbox_not_found', `Inbox ${address} not found`);
-      store.inboxes.update({ ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
-      store.messages.put(message, cmd.raw);
-      for (const hook of this.inTransaction) hook(message);
-      return current.account_id;
+    const now = this.ctx.now();
+    const id = newMessageId(now);
+    const date = new Date(now).toISOString();
+    const delivered: { message: MessageRecord; accountId: string }[] = [];
+    const gone: string[] = [];
+    await store.transaction(() => {
+      for (const address of cmd.addresses) {
+        const current = store.inboxes.get(address);
+        if (!current) {
+          gone.push(address);
+          continue;
+        }
+        const message: MessageRecord = { ...cmd.message, id, inbox: address, date, read: false };
+        store.inboxes.update({ ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
+        store.messages.put(message);
+        for (const hook of this.inTransaction) hook(message);
+        delivered.push({ message, accountId: current.account_id });
+      }
+      if (delivered.length > 0) store.messages.putSource(id, cmd.raw, delivered.length);
     });
-    this.ctx.waiters.deliver(address, message);
-    this.noteChange(accountId, address);
-    for (const hook of this.afterCommit) hook(message);
-    return { id: message.id };
+    for (const { message } of delivered) this.ctx.waiters.deliver(message.inbox, message);
+    for (const { message, accountId } of delivered) {
+      this.noteChange(accountId, message.inbox);
+      for (const hook of this.afterCommit) hook(message);
+    }
+    return { id, delivered: delivered.map((d) => d.message.inbox), gone };
   }
 
   private newest(address: string): MessageRecord | undefined {
@@ -252,8 +279,12 @@ export class InboxActor {
       if (found) return { timed_out: false, message: toSummary(found) };
     }
     if (scope.signal.aborted) return { timed_out: true, message: null };
+    // A long-poll sent again after its stream broke keeps its first deadline: it answers (timed
+    // out) before the front gives up on it.
     const now = this.ctx.now();
-    const waiter = new PendingWait(cmd.address, cmd.match, now + cmd.timeoutMs, requireAuth, cmd.since ?? messageIdCursor(now));
+    let until = now + cmd.timeoutMs;
+    if (scope.deadline) until = Math.min(until, scope.deadline - WAIT_ANSWER_MARGIN_MS);
+    const waiter = new PendingWait(cmd.address, cmd.match, cmd.since, until, requireAuth, requireAuth ? messageIdCursor(now) : undefined);
     this.ctx.waiters.park(waiter);
     // A cancelled long-poll frees its waiter at once; nobody reads the answer.
     scope.signal.addEventListener('abort', () => this.cancelWait(waiter));
@@ -279,9 +310,10 @@ class PendingWait implements Waiter {
   constructor(
     readonly address: string,
     readonly match: 'any' | 'code',
+    readonly since: string | null,
     readonly deadline: number,
     readonly requireAuth: boolean,
-    readonly after: string,
+    readonly parkedAt: string | undefined,
   ) {
     this.promise = new Promise<WaitResult>((resolve, reject) => {
       this.resolve = resolve;

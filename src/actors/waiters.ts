@@ -11,11 +11,13 @@ export type WaitOutcome = MessageRecord | 'timeout' | Error;
 export interface Waiter {
   readonly address: string;
   readonly match: 'any' | 'code';
+  /** Only a message newer than this id answers (null: any message delivered after parking). */
+  readonly since: string | null;
   readonly deadline: number;
   /** The inbox requires sender authentication: mail that fails it, or is still being checked, does not answer. */
   readonly requireAuth?: boolean;
-  /** Only a message with a greater id answers (the `since` cursor, or the wait's start). */
-  readonly after?: string;
+  /** A cursor at the wait's start: a message whose check settles later answers only if it is newer. */
+  readonly parkedAt?: string;
   settle(outcome: WaitOutcome): void;
 }
 
@@ -65,8 +67,11 @@ export class WaiterRegistry {
   }
 
   /**
-   * Wakes every waiter of the inbox that the message satisfies. `authSettled`: the message was
-   * delivered earlier with its check still running, and only now may answer require-auth waiters.
+   * Wakes every waiter of the inbox that the message satisfies. A message is visible to readers
+   * once its transaction commits, a little before this runs: a waiter parked in between with
+   * `since` = this very message (its caller already read it) must not be answered with it.
+   * `authSettled`: the message was delivered earlier with its check still running, and only now
+   * may answer require-auth waiters.
    */
   deliver(address: string, message: MessageRecord, authSettled = false): void {
     const set = this.byInbox.get(address);
@@ -76,7 +81,8 @@ export class WaiterRegistry {
     for (const waiter of [...set]) {
       if (waiter.match === 'code' && !hasCode) continue;
       if (waiter.requireAuth ? !trusted : authSettled) continue;
-      if (waiter.after !== undefined && message.id <= waiter.after) continue;
+      if (waiter.since !== null && message.id <= waiter.since) continue;
+      if (authSettled && waiter.parkedAt !== undefined && message.id < waiter.parkedAt) continue;
       if (this.remove(waiter)) waiter.settle(message);
     }
   }
@@ -86,6 +92,11 @@ export class WaiterRegistry {
     const set = this.byInbox.get(address);
     if (!set) return;
     for (const waiter of [...set]) if (this.remove(waiter)) waiter.settle(err);
+  }
+
+  /** Fails the waiters of every inbox `which` picks (their slot moved to another shard). */
+  failWhere(which: (address: string) => boolean, err: Error): void {
+    for (const address of [...this.byInbox.keys()]) if (which(address)) this.failAll(address, err);
   }
 
   private expire(): void {

@@ -25,6 +25,8 @@ export class WebhookActor {
   private readonly signer = new SigningPool();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** Run after a delivery attempt is logged (the account's change feed: the log and status moved). */
+  readonly attempted: ((accountId: string) => void)[] = [];
 
   /** `inboxOwner`: the inbox actor's answer to "whose inbox is this?" (its records are its own). */
   constructor(private readonly ctx: ActorContext, private readonly inboxOwner: (address: string) => string | null) {}
@@ -136,6 +138,12 @@ export class WebhookActor {
     }
   }
 
+  /** Webhooks and outbox entries arrived with a slot: index them again and send what is due. */
+  reload(): void {
+    this.watched = null;
+    this.schedule(0);
+  }
+
   /** Starts (or resumes after a restart) sending whatever the outbox holds. */
   start(): void {
     this.schedule(0);
@@ -196,13 +204,15 @@ export class WebhookActor {
     await this.record(due, entry, result);
   }
 
-  private record(due: number, entry: OutboxEntry, result: AttemptResult): Promise<void> {
+  private async record(due: number, entry: OutboxEntry, result: AttemptResult): Promise<void> {
     const delays = this.ctx.config.webhookRetryDelaysMs;
-    return this.ctx.store.transaction(() => {
+    let accountId: string | null = null;
+    await this.ctx.store.transaction(() => {
       const now = this.ctx.now();
       this.outbox.remove(due, entry.event_id);
       const webhook = this.webhooks.get(entry.webhook_id);
       if (!webhook) return;
+      accountId = webhook.account_id;
       const logged: DeliveryLog = { at: new Date(now).toISOString(), status: result.status, latency_ms: result.latency_ms, error: result.error };
       this.webhooks.logDelivery(webhook.id, now, entry.event_id, entry.attempt, logged, DELIVERY_LOG_SIZE);
       if (result.ok) {
@@ -220,6 +230,7 @@ export class WebhookActor {
       const failures = webhook.failure_count + 1;
       this.webhooks.update({ ...webhook, failure_count: failures, disabled: failures >= MAX_CONSECUTIVE_FAILURES });
     });
+    if (accountId !== null) for (const hook of this.attempted) hook(accountId);
   }
 
   async stop(): Promise<void> {

@@ -9,6 +9,8 @@ export interface ShardAddress {
   readonly id: number;
   /** grpc-js target: "unix:/path/sock" or "host:port". */
   readonly target: string;
+  /** Embedded worker shards route by slot (DESIGN.md §8); a static MAILCUE_SHARDS map keeps its hash ring. */
+  readonly bySlot?: boolean;
 }
 
 export interface Config {
@@ -34,6 +36,14 @@ export interface Config {
   readonly webhookRetryDelaysMs: readonly number[];
   readonly webhookTimeoutMs: number;
   readonly maxMessageBytes: number;
+  /** SMTP bounds (DESIGN §7): recipients per message, connections, DATA bytes held at once. */
+  readonly smtpMaxRecipients: number;
+  readonly smtpMaxConnections: number;
+  readonly smtpMaxConnectionsPerIp: number;
+  readonly smtpMaxInflightBytes: number;
+  /** The ops listener (/metrics, /livez, /readyz); port 0 picks a free one (logged). */
+  readonly opsHost: string;
+  readonly opsPort: number;
   readonly agentConnectionMaxMs: number;
   readonly sessionIdleMs: number;
   readonly oauthCodeTtlMs: number;
@@ -42,7 +52,50 @@ export interface Config {
   readonly masterKey: string | null;
   readonly logLevel: string;
   readonly poolThreads: number;
+  /** Cluster mode (DESIGN.md §8) when non-empty: etcd v3 endpoints. */
+  readonly etcdEndpoints: readonly string[];
+  /** Every etcd key of this cluster lives under it; ends with "/". */
+  readonly etcdPrefix: string;
+  /** TTL of a shard's membership lease, in seconds. */
+  readonly leaseTtlS: number;
+  /** PEM files for mutual TLS between cluster processes; all three or none. */
+  readonly tls: TlsFiles | null;
+  /** Name checked against the shards' certificates instead of the dialled host (one shared certificate). */
+  readonly tlsServerName: string | null;
 }
+
+export interface TlsFiles {
+  readonly ca: string;
+  readonly cert: string;
+  readonly key: string;
+}
+
+/** Every default in one place; the environment (or MAILCUE_CONFIG) overrides any of them. */
+export const DEFAULTS = Object.freeze({
+  host: '0.0.0.0',
+  httpPort: 8080,
+  smtpPort: 2525,
+  dataDir: './data',
+  shardCount: 2,
+  domains: Object.freeze(['mailcue.test']),
+  mxHost: 'mx.mailcue.test',
+  webhookRetryDelaysMs: Object.freeze([2_000, 10_000, 50_000]),
+  webhookTimeoutMs: 10_000,
+  maxMessageBytes: 10 * 1024 * 1024,
+  smtpMaxRecipients: 100,
+  smtpMaxConnections: 1000,
+  smtpMaxConnectionsPerIp: 50,
+  /** In-flight DATA bytes across every SMTP connection of one front (DESIGN §7). */
+  smtpMaxInflightBytes: 128 * 1024 * 1024,
+  opsHost: '127.0.0.1',
+  opsPort: 9464,
+  agentConnectionMaxMs: 60_000,
+  sessionIdleMs: 300_000,
+  oauthCodeTtlMs: 60_000,
+  logLevel: 'info',
+  /** 0: the pool sizes itself from the CPU count. */
+  poolThreads: 0,
+});
 
 export class ConfigError extends Error {}
 
@@ -122,6 +175,20 @@ function plansFrom(env: Env): Record<PlanName, Plan> {
   return plans;
 }
 
+function tlsFiles(env: Env): TlsFiles | null {
+  const names = ['MAILCUE_TLS_CA', 'MAILCUE_TLS_CERT', 'MAILCUE_TLS_KEY'] as const;
+  const set = names.filter((n) => env[n]);
+  if (set.length === 0) return null;
+  if (set.length < 3) throw new ConfigError(`mutual TLS needs ${names.join(', ')} together; missing ${names.filter((n) => !env[n]).join(', ')}`);
+  return { ca: path.resolve(env.MAILCUE_TLS_CA!), cert: path.resolve(env.MAILCUE_TLS_CERT!), key: path.resolve(env.MAILCUE_TLS_KEY!) };
+}
+
+function etcdPrefix(env: Env): string {
+  const raw = env.MAILCUE_ETCD_PREFIX || '/mailcue/';
+  if (/\s/.test(raw)) throw new ConfigError(`MAILCUE_ETCD_PREFIX must not contain spaces, got "${raw}"`);
+  return raw.endsWith('/') ? raw : `${raw}/`;
+}
+
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
 
 /**
@@ -147,25 +214,25 @@ function withConfigFile(env: Env): Env {
 
 export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config> = {}): Config {
   const env = withConfigFile(rawEnv);
-  const httpPort = int(env, 'MAILCUE_HTTP_PORT', 8080, 0, 65535);
+  const httpPort = int(env, 'MAILCUE_HTTP_PORT', DEFAULTS.httpPort, 0, 65535);
   const publicUrl = url('MAILCUE_PUBLIC_URL', env.MAILCUE_PUBLIC_URL || `http://localhost:${httpPort}`);
-  const domains = list(env, 'MAILCUE_DOMAINS', ['mailcue.test']).map((d) => d.toLowerCase());
+  const domains = list(env, 'MAILCUE_DOMAINS', DEFAULTS.domains).map((d) => d.toLowerCase());
   for (const d of domains) if (!HOSTNAME.test(d)) throw new ConfigError(`MAILCUE_DOMAINS: "${d}" is not a domain name`);
-  const retry = list(env, 'MAILCUE_WEBHOOK_RETRY_DELAYS_MS', ['2000', '10000', '50000']).map((v) => {
+  const retry = list(env, 'MAILCUE_WEBHOOK_RETRY_DELAYS_MS', DEFAULTS.webhookRetryDelaysMs.map(String)).map((v) => {
     if (!/^\d+$/.test(v)) throw new ConfigError(`MAILCUE_WEBHOOK_RETRY_DELAYS_MS: "${v}" is not a number of milliseconds`);
     return Number(v);
   });
   const config: Config = {
-    host: env.MAILCUE_HOST || '0.0.0.0',
+    host: env.MAILCUE_HOST || DEFAULTS.host,
     httpPort,
-    smtpPort: int(env, 'MAILCUE_SMTP_PORT', 2525, 0, 65535),
-    dataDir: path.resolve(env.MAILCUE_DATA_DIR || './data'),
-    shardCount: int(env, 'MAILCUE_SHARD_COUNT', 2, 1, 64),
+    smtpPort: int(env, 'MAILCUE_SMTP_PORT', DEFAULTS.smtpPort, 0, 65535),
+    dataDir: path.resolve(env.MAILCUE_DATA_DIR || DEFAULTS.dataDir),
+    shardCount: int(env, 'MAILCUE_SHARD_COUNT', DEFAULTS.shardCount, 1, 64),
     shards: env.MAILCUE_SHARDS ? parseShardMap(env.MAILCUE_SHARDS) : [],
     publicUrl,
     mcpUrl: env.MAILCUE_MCP_URL ? url('MAILCUE_MCP_URL', env.MAILCUE_MCP_URL) : publicUrl,
     domains,
-    mxHost: (env.MAILCUE_MX_HOST || 'mx.mailcue.test').toLowerCase(),
+    mxHost: (env.MAILCUE_MX_HOST || DEFAULTS.mxHost).toLowerCase(),
     dnsServers: list(env, 'MAILCUE_DNS_SERVERS', []),
     authInlineMs: int(env, 'MAILCUE_AUTH_INLINE_MS', 1_000, 0, 60_000),
     authTimeoutMs: int(env, 'MAILCUE_AUTH_TIMEOUT_MS', 10_000, 100, 120_000),
@@ -173,16 +240,28 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     webhookAllowPrivate: bool(env, 'MAILCUE_WEBHOOK_ALLOW_PRIVATE'),
     webhookCaFile: env.MAILCUE_WEBHOOK_CA_FILE || null,
     webhookRetryDelaysMs: retry,
-    webhookTimeoutMs: int(env, 'MAILCUE_WEBHOOK_TIMEOUT_MS', 10_000, 1),
-    maxMessageBytes: int(env, 'MAILCUE_MAX_MESSAGE_BYTES', 10 * 1024 * 1024, 1024),
-    agentConnectionMaxMs: int(env, 'MAILCUE_AGENT_CONNECTION_MAX_MS', 60_000, 1000),
-    sessionIdleMs: int(env, 'MAILCUE_SESSION_IDLE_MS', 300_000, 1000),
-    oauthCodeTtlMs: int(env, 'MAILCUE_OAUTH_CODE_TTL_MS', 60_000, 100),
+    webhookTimeoutMs: int(env, 'MAILCUE_WEBHOOK_TIMEOUT_MS', DEFAULTS.webhookTimeoutMs, 1),
+    maxMessageBytes: int(env, 'MAILCUE_MAX_MESSAGE_BYTES', DEFAULTS.maxMessageBytes, 1024),
+    smtpMaxRecipients: int(env, 'MAILCUE_SMTP_MAX_RECIPIENTS', DEFAULTS.smtpMaxRecipients, 1),
+    smtpMaxConnections: int(env, 'MAILCUE_SMTP_MAX_CONNECTIONS', DEFAULTS.smtpMaxConnections, 1),
+    smtpMaxConnectionsPerIp: int(env, 'MAILCUE_SMTP_MAX_CONNECTIONS_PER_IP', DEFAULTS.smtpMaxConnectionsPerIp, 1),
+    smtpMaxInflightBytes: int(env, 'MAILCUE_SMTP_MAX_INFLIGHT_BYTES', DEFAULTS.smtpMaxInflightBytes, 1024),
+    opsHost: env.MAILCUE_OPS_HOST || DEFAULTS.opsHost,
+    opsPort: int(env, 'MAILCUE_OPS_PORT', DEFAULTS.opsPort, 0, 65535),
+    agentConnectionMaxMs: int(env, 'MAILCUE_AGENT_CONNECTION_MAX_MS', DEFAULTS.agentConnectionMaxMs, 1000),
+    sessionIdleMs: int(env, 'MAILCUE_SESSION_IDLE_MS', DEFAULTS.sessionIdleMs, 1000),
+    oauthCodeTtlMs: int(env, 'MAILCUE_OAUTH_CODE_TTL_MS', DEFAULTS.oauthCodeTtlMs, 100),
     allowedOrigins: list(env, 'MAILCUE_ALLOWED_ORIGINS', []),
     plans: plansFrom(env),
     masterKey: env.MAILCUE_MASTER_KEY || null,
-    logLevel: env.MAILCUE_LOG_LEVEL || 'info',
-    poolThreads: int(env, 'MAILCUE_POOL_THREADS', 0, 0, 64),
+    logLevel: env.MAILCUE_LOG_LEVEL || DEFAULTS.logLevel,
+    poolThreads: int(env, 'MAILCUE_POOL_THREADS', DEFAULTS.poolThreads, 0, 64),
+    etcdEndpoints: list(env, 'MAILCUE_ETCD_ENDPOINTS', []),
+    etcdPrefix: etcdPrefix(env),
+    // etcd refuses leases much shorter than its election timeout; 2 s is its floor by default.
+    leaseTtlS: int(env, 'MAILCUE_LEASE_TTL_S', 5, 2, 3600),
+    tls: tlsFiles(env),
+    tlsServerName: env.MAILCUE_TLS_SERVER_NAME || null,
     ...overrides,
   };
   if (config.domains.length === 0) throw new ConfigError('MAILCUE_DOMAINS: at least one domain is required');

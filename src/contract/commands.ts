@@ -42,9 +42,10 @@ export type InboxCommand =
   | { type: 'inbox.list'; accountId: string }
   | { type: 'inbox.delete_by_domain'; accountId: string; domain: string }
   | { type: 'inbox.accepts'; address: string }
-  | { type: 'inbox.deliver'; address: string; message: ParsedMessage; raw: Uint8Array }
-  /** The sender-authentication result of a message delivered while its check was still running. */
-  | { type: 'message.set_auth'; address: string; id: string; authentication: Authentication };
+  /** One message to the recipients one shard owns (the front groups them): stored once. */
+  | { type: 'inbox.deliver'; addresses: string[]; message: ParsedMessage; raw: Uint8Array }
+  /** The sender-authentication result of a message delivered (to these inboxes) while its check still ran. */
+  | { type: 'message.set_auth'; addresses: string[]; id: string; authentication: Authentication };
 
 export type MessageCommand =
   | {
@@ -89,12 +90,28 @@ export type WebhookCommand =
   | { type: 'webhook.deliveries'; accountId: string; id: string }
   | { type: 'webhook.rekey'; accountId: string; key: string };
 
-export type ShardCommand = { type: 'shard.stats' } | { type: 'shard.ping' };
+export type ShardCommand = { type: 'shard.stats' };
+
+/**
+ * Slot moves (DESIGN.md §8 "Resharding"), sent by the controller to one shard by id, unfenced.
+ * Records are {db, key, value?, del?} (src/storage/slot-data.ts); cursors are opaque here.
+ */
+export type SlotCommand =
+  /** A page of the slot's records; the first page (cursor null) also gives the oplog position it starts from. */
+  | { type: 'slot.snapshot'; slot: number; cursor: unknown; maxBytes: number }
+  /** Oplog entries of the slot after `after`. */
+  | { type: 'slot.oplog'; slot: number; after: number; maxBytes: number }
+  /** The receiving shard writes records it was sent. */
+  | { type: 'slot.apply'; slot: number; records: unknown[] }
+  /** Holds new commands of the slot and answers the oplog position once in-flight writes committed. */
+  | { type: 'slot.freeze'; slot: number }
+  /** Lets held commands go; `switched`: once this shard's map shows an epoch above `epoch`, then drops the slot's data. */
+  | { type: 'slot.release'; slot: number; switched: boolean; epoch: number };
 
 /** The account's changes on one shard after a cursor (account-feed.ts); sent to every shard. */
 export type FeedCommand = { type: 'feed.watch'; accountId: string; since: number | null; epoch: string | null; timeoutMs: number };
 
-export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand | FeedCommand;
+export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand | FeedCommand | SlotCommand;
 export type CommandType = Command['type'];
 
 /** The key a command is routed by, or null for commands that go to every shard. */
@@ -133,9 +150,16 @@ export function routeKey(command: Command): string | null {
     case 'inbox.list':
     case 'inbox.delete_by_domain':
     case 'shard.stats':
-    case 'shard.ping':
+    case 'slot.snapshot':
+    case 'slot.oplog':
+    case 'slot.apply':
+    case 'slot.freeze':
+    case 'slot.release':
     case 'feed.watch':
       return null;
+    case 'inbox.deliver':
+    case 'message.set_auth':
+      return command.addresses[0]!;
     default:
       return command.address;
   }

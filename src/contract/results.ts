@@ -17,6 +17,13 @@ export interface Admission {
   credits_left?: number;
 }
 
+/** Which recipients a delivery reached (all under one message id) and which inboxes were gone. */
+export interface DeliverResult {
+  id: string;
+  delivered: string[];
+  gone: string[];
+}
+
 /** A wait answers with the summary: the front never receives (and trims) a whole message. */
 export type WaitResult = { timed_out: false; message: MessageSummary } | { timed_out: true; message: null };
 

@@ -13,6 +13,8 @@ export interface Hit {
   start: number;
   end: number;
   kind: number;
+  /** The keyword is a phrase of several words ("new password") or a long word without spaces ("本登録"). */
+  phrase: boolean;
 }
 
 const WORDY = /[a-z\u00c0-\u024f\u0400-\u04ff]/i;
@@ -107,6 +109,14 @@ function firstChars(patterns: string[]): string {
   return [...set].map((c) => (c === '-' || c === ']' || c === '^' ? `\\${c}` : c)).join('');
 }
 
+/**
+ * Several words ("new password"), or a word of a script without spaces or case that carries its
+ * object with it ("本登録", "활성화"): such a keyword says more than one Latin word does.
+ */
+function isPhrase(matched: string): boolean {
+  return /[\s\u00a0-]/.test(matched) || (!WORDY.test(matched) && matched.length >= 3);
+}
+
 export class KeywordMatcher {
   private readonly re: RegExp;
   private readonly kinds = new Map<string, number>();
@@ -153,7 +163,7 @@ export class KeywordMatcher {
         kind = this.kinds.get(norm(m[0]));
         if (this.seen.size < 4096) this.seen.set(m[0], kind);
       }
-      if (kind !== undefined) hits.push({ start: from + m.index, end: from + m.index + m[0].length, kind });
+      if (kind !== undefined) hits.push({ start: from + m.index, end: from + m.index + m[0].length, kind, phrase: isPhrase(m[0]) });
     }
     return hits;
   }
@@ -209,7 +219,7 @@ const CODE_WORDS = [
   '安全码', '安全碼', '认证码', '認證碼', '验证代码', '驗證代碼', '登录码', '登入碼', '授权码', '授權碼',
   '一次性密码', '一次性密碼', '校验代码', '动态口令', '動態口令',
   // Other languages: Dutch/German/Nordic compounds are caught by "*code"/"*kode"/"*koodi"
-  'kod', 'kodu', 'kodem', 'kodunuz', 'kodun', 'kód', 'kódot', 'kódja', 'koden', '*kode', '*koden', '*koodi',
+  'kod', 'kodu', 'kodem', 'kodunuz', 'kodun', 'kód*', '*kod', '*koden', 'koden', '*kode', '*koden', '*koodi',
   '*koodisi', 'cod', 'codul', 'κωδικός', 'κωδικό', 'κωδικού', 'קוד', 'הקוד', 'رمز', 'الرمز', 'كود', 'कोड',
   'ओटीपी', 'รหัส', 'mã', 'kode', 'kodenya', 'รหัส otp',
   // Korean
@@ -233,7 +243,7 @@ const NUMBER_LABELS = [
   'st', 'avenue', 'ave', 'road', 'rd', 'blvd', 'boulevard', 'lane', 'ln', 'drive', 'highway', 'po box',
   'flight', 'seat', 'gate', 'terminal', 'store', 'branch', 'promo', 'promo code', 'promotion code',
   'promotional code', 'discount code', 'coupon', 'coupon code', 'voucher', 'voucher code', 'gift card',
-  'gift code', 'referral code', 'claim', 'policy', 'patient', 'employee', 'student', 'license', 'vat',
+  'gift code', 'referral code', 'invite code', 'invitation code', 'beta code', 'access code for the event', 'claim', 'policy', 'patient', 'employee', 'student', 'license', 'vat',
   'ssn', 'ext', 'extension', 'barcode', 'qr code', 'qrcode', 'error code', 'status code', 'country code',
   'product code', 'item code', 'source code', 'shortcode', 'encode', 'decode', 'unicode', 'opcode',
   'total', 'subtotal', 'amount', 'balance', 'price', 'payment', 'merchant', 'transaction', 'txn', 'no', 'nr',
@@ -271,7 +281,7 @@ const NUMBER_LABELS = [
   // Other languages
   'klantnummer', 'bestelnummer', 'ordernummer', 'factuurnummer', 'kvk', 'btw', 'huisnummer', 'numer zamówienia',
   'zamówienie', 'nip', 'regon', 'krs', 'kod pocztowy', 'numer klienta', 'číslo objednávky', 'číslo zákazníka',
-  'objednávka', 'ičo', 'dič', 'psč', 'kundnummer', 'org nr', 'organisationsnummer', 'organisasjonsnummer',
+  'objednávka', 'ičo', 'dič', 'psč', 'kundnummer', 'streckkod', 'org nr', 'organisationsnummer', 'organisasjonsnummer',
   'postnummer', 'momsnummer', 'kundenummer', 'ordrenummer', 'cvr', 'asiakasnumero', 'tilausnumero', 'y tunnus',
   'postinumero', 'müşteri numarası', 'müşteri no', 'sipariş', 'sipariş numarası', 'sipariş no', 'vergi no', 'mersis',
   'posta kodu', 'αριθμός πελάτη', 'παραγγελία', 'αφμ', 'γεμη', 'τ.κ.', 'מספר לקוח', 'מספר הזמנה', 'מיקוד',

@@ -26,6 +26,34 @@ export const LIST = 8;
 export const OBJECT = 9;
 /** "The link expires in 15 minutes", "can be used once": one-time links say so; marketing links do not. */
 export const EXPIRY = 10;
+/** "Or": a link offered as the alternative to the code just given ("… or click the button below"). */
+export const ALTERNATIVE = 12;
+
+const ALTERNATIVES = [
+  'or', 'alternatively', 'oder', 'alternativ', 'ou', 'o', 'of', 'oppure', 'lub', 'albo', 'nebo', 'alebo',
+  'vagy', 'sau', 'eller', 'tai', 'veya', 'ya da', 'ή', 'или', 'або', 'או', 'أو', 'या', 'หรือ', 'hoặc', 'atau',
+  'または', 'もしくは', '或', '或者', '또는',
+];
+
+/** "If": a negation in a conditional ("If this wasn't you") opens a safety exit; a plain one does not. */
+export const IF = 13;
+
+const IFS = [
+  'if', 'wenn', 'falls', 'si', 'se', 'indien', 'jeśli', 'jeżeli', 'pokud', 'jestli', 'ak', 'ha', 'dacă', 'hvis',
+  'om', 'jos', 'eğer', 'αν', 'εάν', 'если', 'якщо', 'אם', 'إذا', 'إن', 'अगर', 'यदि', 'ถ้า', 'หาก', 'nếu',
+  'jika', 'kalau', 'apabila', 'もし', '場合', '如果', '若', '만약', '경우',
+];
+
+/** Reports of an act already done ("your password was reset"): they ask for nothing. */
+export const DONE = 11;
+
+const DONES = [
+  'was reset', 'been reset', 'were reset', 'is reset', 'successfully reset', 'reset successfully', 'reset complete',
+  'reset is complete', 'was set', 'been set', 'set successfully', 'was confirmed', 'been confirmed', 'was verified',
+  'been verified', 'was activated', 'been activated', 'was approved', 'been approved', 'with your new password',
+  'using your new password', 'with the new password', 'mit ihrem neuen passwort', 'mit deinem neuen passwort',
+  'avec votre nouveau mot de passe', 'con tu nueva contraseña', 'com sua nova senha', 'с новым паролем',
+];
 
 const EXPIRIES = [
   'link expires', 'link will expire', 'link is valid', 'link is only valid', 'link can only be used once',
@@ -44,7 +72,8 @@ const EXPIRIES = [
  */
 const OBJECTS = [
   'email', 'e mail', 'email address', 'address', 'account', 'subscription', 'registration', 'sign up', 'signup',
-  'identity', 'device', 'password', 'newsletter', 'mailing list', 'profile', 'phone number',
+  'identity', 'device', 'password', 'newsletter', 'mailing list', 'profile', 'phone number', 'it\'s you',
+  'it is you', 'it was you', 'this is you', 'your identity',
   'e mail adresse', 'adresse', 'konto', 'abonnement', 'registrierung', 'passwort', 'gerät', 'identität',
   'e mailadres', 'inschrijving', 'registratie', 'wachtwoord', 'apparaat', 'compte', 'inscription', 'mot de passe',
   'appareil', 'correo', 'dirección', 'cuenta', 'suscripción', 'registro', 'contraseña', 'dispositivo', 'endereço',
@@ -52,7 +81,7 @@ const OBJECTS = [
   'konto*', 'subskrypcj*', 'rejestracj*', 'hasło', 'hasła', 'adresu', 'účet', 'účtu', 'registraci', 'heslo',
   'odběr', 'e postadress*', 'prenumeration', 'registrering', 'lösenord', 'e mailadresse', 'tilmelding',
   'adgangskode', 'passord', 'sähköposti*', 'tili*', 'tilaus*', 'rekisteröi*', 'salasana*', 'e posta*', 'hesab*',
-  'abonelik', 'kayıt', 'şifre*', 'λογαριασμ*', 'εγγραφ*', 'διεύθυνση', 'почт*', 'адрес*', 'аккаунт*', 'учётн*',
+  'abonelik', 'kayıt', 'şifre*', 'λογαριασμ*', 'εγγραφ*', 'διεύθυνση', 'κωδικό πρόσβασης', 'κωδικού πρόσβασης', 'κωδικός πρόσβασης', 'почт*', 'адрес*', 'аккаунт*', 'учётн*',
   'учетн*', 'подписк*', 'регистрац*', 'пароль*', 'пошт*', 'акаунт*', 'обліков*', 'אימייל', 'דוא"ל', 'חשבון',
   'הרשמה', 'סיסמה', 'البريد', 'بريدك', 'حساب', 'الاشتراك', 'التسجيل', 'كلمة المرور', 'ईमेल', 'खाता', 'पंजीकरण',
   'पासवर्ड', 'อีเมล', 'บัญชี', 'สมัคร', 'รหัสผ่าน', 'tài khoản', 'đăng ký', 'mật khẩu', 'akun', 'langganan',
@@ -118,7 +147,7 @@ const ACTIONS = [
   // Turkish
   'doğrula*', 'dogrula*', 'onayla*', 'etkinleştir*', 'aktifleştir*', 'sıfırla*', 'yeni şifre',
   // Greek (stems without the accent's position: "επιβεβαίωση", "επιβεβαιώστε")
-  'επιβεβαίω*', 'επιβεβαιώ*', 'επαλήθευ*', 'επαληθεύ*', 'ενεργοποί*', 'ενεργοποιή*', 'επαναφορά', 'νέος κωδικός',
+  'επιβεβαίω*', 'επιβεβαιώ*', 'επαλήθευ*', 'επαληθεύ*', 'ενεργοποί*', 'ενεργοποιή*', 'επαναφορά', 'νέος κωδικός', 'νέο κωδικό',
   // Russian / Ukrainian
   'подтверд*', 'подтвержд*', 'активир*', 'активац*', 'сбросить', 'сброс пароля', 'новый пароль', 'верифик*',
   'підтверд*', 'підтвердж*', 'активу*', 'скинути', 'новий пароль',
@@ -187,7 +216,9 @@ const OTHERS = [
   'login attempt', 'sign in activity', 'login activity', 'new device', 'sign in alert', 'login alert',
   'security alert', 'neue anmeldung', 'nouvelle connexion', 'nuevo inicio de sesión', 'novo login',
   'новый вход', '新しいログイン', '新登录', '新的登录', '새로운 로그인', 'feedback', 'survey', 'careers', 'press', 'status',
-  'agenda', 'webinar', 'rsvp', 'your seat', 'register now',
+  'agenda', 'webinar', 'rsvp', 'your seat', 'register now', 'appointment', 'reservation', 'booking', 'payment',
+  'delivery', 'delivery address', 'shipping address', 'billing address', 'attendance', 'lieferadresse', 'termin',
+  'adresse de livraison', 'rendez vous', 'dirección de envío', 'endereço de entrega', 'cita', 'consulta',
   // German
   'abmelden', 'datenschutz', 'datenschutzerklärung', 'impressum',
   'hilfe', 'kontakt', 'agb', 'einstellungen', 'im browser', 'online ansehen', 'sendung verfolgen', 'bestellung',
@@ -282,6 +313,9 @@ export const linkKeywords = new KeywordMatcher([
   [LIST, LISTS],
   [OBJECT, OBJECTS],
   [EXPIRY, EXPIRIES],
+  [DONE, DONES],
+  [ALTERNATIVE, ALTERNATIVES],
+  [IF, IFS],
   [NEGATION, NEGATIONS],
   [NEUTRALIZER, NEUTRALIZERS],
 ]);
@@ -305,9 +339,12 @@ export const URL_SIGN_IN = /magic|login|log-in|signin|sign-in|sign_in|auth|token
 /**
  * Identity-provider action links: the URL alone says what it does, so no word next to it is needed
  * (Firebase-style `__/auth/action?mode=verifyEmail&oobCode=…`, Cognito-style `confirmUser`,
- * GoTrue-style `/auth/v1/verify?token=…&type=signup`, Keycloak action tokens, Kratos flows).
+ * GoTrue-style `/auth/v1/verify?token=…&type=signup`, Keycloak action tokens, Kratos flows, B2C
+ * invitations carrying an `id_token_hint`).
  */
-export const IDP_ACTION = /[?&]oobcode=|[?&]mode=(?:verifyemail|resetpassword|signin|recoveremail|verifyandchangeemail)|confirmuser|confirmsignup|\/auth\/v\d\/verify|action-token|login-actions\/|\/self-service\/(?:verification|recovery|login)|[?&]type=(?:signup|magiclink|recovery|invite|email_change)\b|\/magic[-_]?links?\//;
+export const IDP_ACTION = /[?&]oobcode=|[?&]id_token_hint=|[?&]mode=(?:verifyemail|resetpassword|signin|recoveremail|verifyandchangeemail)|confirmuser|confirmsignup|\/auth\/v\d\/verify|action-token|login-actions\/|\/self-service\/(?:verification|recovery|login)|[?&]type=(?:signup|magiclink|recovery|invite|email_change)\b|\/magic[-_]?links?\//;
+/** URL stems naming what a verification acts on (the address, the account, a sign-in, the password). */
+export const URL_OBJECT = /mail|account|konto|compte|cuenta|conta|user|member|signup|sign-up|register|registr|subscri|optin|opt-in|password|passwort|wachtwoord|login|signin|sign-in|auth|magic|session|identity|profile|device|invite|invitation|onboard|welcome|activat|aktiv|ativ|attiv|reset|verif|token=|oobcode/;
 export const URL_LIST = /unsubscribe|unsub|optout|opt-out|opt_out|preference|abmelden|desinscri|baja|afmeld|uitschrijv|abbestell/;
 export const URL_OTHER = /unsubscribe|unsub|optout|opt-out|opt_out|preference|privacy|\/terms|legal|\/help|support|faq|contact|report|deny|\/block|cancel|logo|\/view|browser|getting-started|\/orders?\b|invoice|abmelden|desinscri|baja|\/lock|secure-account|secure_account|not-me|notme|wasnt-me|this-wasnt|\/webinar|\/events?\//;
 /**

@@ -8,27 +8,32 @@
 //           sign in? Reset your password"), unless an "ignore this email" follows the negation
 //   +5  the anchor asks for the act ("Verify email", "Konto aktivieren", "本登録を完了する"); sign-in
 //       words ("Log in") count only in a mail about signing in: its subject asks for it or names a
-//       code, the mail delivers a code, or the URL is a sign-in URL (magic links)
+//       code, the mail delivers a code, says its link expires or works once, or the URL is a
+//       sign-in URL (magic links)
 //   -6  the anchor names another kind of link (unsubscribe, privacy, help, deny, report, "secure
 //       your account" …); this outranks any action word in the same anchor ("Cancel this sign-in")
 //   ±3  the nearest keyword in the lead-in (same line, or the previous line when the link starts
-//       its own line) asks for the act (+3) or names another kind of link (-3)
+//       its own line) asks for the act (+3) or names another kind of link (-3); +3 the rest of
+//       the sentence after it asks ("Click <here> to verify your email")
 //   +1  an action word in the 300 characters before; +1 the subject asks; +1 "click/open this link"
+//   +4  next to a code, "… or click the button below" offers the link as the code's other form
 //   +2 / -3  the URL path or query spells the act (verify, bevestigen, reset, magic, token= …) /
 //       another kind (unsubscribe, privacy, report, deny, lock); -6 social hosts; -4 logos
 //   +5  (instead of +2) the URL is an identity provider's action link (…/__/auth/action?mode=…&
 //       oobCode=…, confirmUser, /auth/v1/verify, action tokens): it needs no word next to it
 //   +1  the URL carries an opaque token (or a short one after its action: "/confirm/abc123XYZ");
 //       +2 it carries the very code the mail delivers ("/verify?code=4831"); +1 drawn as a button
-// A link is returned when it scores at least 4, carries a token (random-looking letters+digits:
-// every verification, magic and reset link does; a plain login or dashboard link does not), the
-// mail's code, or both an action anchor and an action URL, the act is asked for by the anchor, the lead-in or the
-// URL, and the mail as a whole asks for it (subject, body text outside the links, or the URL): a
-// "Confirm your seat" button in a newsletter is not a verification link.
-// When no link passes on words, structure decides: in a mail that asks for the act, the one
-// tokenised call-to-action (or the one button among them) that is neither a footer, social, legal
-// nor safety link is the verification link; this covers languages the tables lack.
-import { ACTION, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
+// A link is returned when it scores at least 4; the act is asked for by the anchor, the lead-in,
+// the URL or the "or click" offer; it carries a token (every verification, magic and reset link
+// does; a plain login or dashboard link does not), the mail's code, or both an action anchor and
+// an action URL; the act names what it acts on (address, account, subscription, password, a
+// sign-in: "Confirm appointment" and "Activate offer" do not) unless the URL does; and, in bulk
+// mail (unsubscribe or preference links), the mail itself asks for it (subject, text outside the
+// links, or the URL): a "Confirm your seat" button in a newsletter is not a verification link.
+// When no link passes on words, structure decides: in a mail that asks for the act and delivers
+// no code, the one tokenised call-to-action (or the one button among them) that is neither a
+// footer, social, legal nor safety link is the verification link (languages the tables lack).
+import { ACTION, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
 import { lineStart, previousLineStart, type UrlSpan } from './text-prep.js';
 
@@ -41,6 +46,8 @@ export interface LinkCandidate {
   lead: string;
   /** Up to 300 characters before the anchor. */
   wide: string;
+  /** The rest of the sentence after the link: "Open <URL> to confirm your account." */
+  trail: string;
   /** Image src/class and title (logo detection). */
   extra: string;
   /** Drawn as a button (background, padding or border on the link or its cell). */
@@ -96,6 +103,36 @@ function negated(hits: Hit[]): boolean {
   return state;
 }
 
+const SENTENCE_END = /[.!?。！？؟](?:\s|$)|\n/g;
+
+/**
+ * A negation in the lead-in opens a safety exit only in its conditional or question form ("If this
+ * wasn't you, …", "Didn't request this?", "Not you?"); "… because we did not recognize your
+ * device. To finish, click …" is a statement and leaves the link alone.
+ */
+function leadNegated(lead: string, hits: Hit[]): boolean {
+  let neg: Hit | undefined;
+  for (const h of hits) {
+    if (h.kind === NEGATION) neg = h;
+    else if (h.kind === NEUTRALIZER) neg = undefined;
+  }
+  if (!neg) return false;
+  let from = 0;
+  let to = lead.length;
+  SENTENCE_END.lastIndex = 0;
+  for (let m = SENTENCE_END.exec(lead); m; m = SENTENCE_END.exec(lead)) {
+    const end = m.index + m[0].length;
+    if (end <= neg.start) from = end;
+    else {
+      to = end;
+      break;
+    }
+  }
+  const sentence = lead.slice(from, to);
+  if (/[?？؟]/.test(sentence) || !/[\p{L}\p{N}]/u.test(lead.slice(from, neg.start))) return true;
+  return hits.some((h) => h.kind === IF && h.start >= from && h.end <= to);
+}
+
 /**
  * Whether the URL carries an opaque token in its path, query or fragment: 10+ characters that
  * look random (letters and digits alternating, or long mixed-case runs with digits), or 12+
@@ -103,7 +140,8 @@ function negated(hits: Hit[]): boolean {
  * a welcome mail does not, so it is never returned. utm_* values ("welcome_2025") are ignored.
  */
 export function hasToken(url: string): boolean {
-  const q = url.replace(/^[a-z]+:\/\/[^/?#]*/i, '').replace(UTM, '');
+  // Percent-escapes split words, not tokens ("%2Fdashboard" is no token).
+  const q = url.replace(/^[a-z]+:\/\/[^/?#]*/i, '').replace(UTM, '').replace(/%[0-9A-Fa-f]{2}/g, '/');
   for (const m of q.matchAll(TOKEN)) {
     const t = m[0];
     if (/^\d{12,}$/.test(t)) return true;
@@ -123,8 +161,10 @@ export function hasToken(url: string): boolean {
 function shortTokenAfterAction(rest: string): boolean {
   const m = URL_ACTION.exec(rest);
   if (!m) return false;
-  for (const t of rest.slice(m.index + m[0].length).replace(UTM, '').matchAll(/[A-Za-z0-9_-]{6,}/g)) {
-    if (/[0-9]/.test(t[0]) && /[A-Za-z]/.test(t[0])) return true;
+  for (const t of rest.slice(m.index + m[0].length).replace(UTM, '').replace(/%[0-9a-f]{2}/g, '/').matchAll(/[A-Za-z0-9]{6,}/g)) {
+    // Random-looking: letters and digits alternate at least twice ("abc123xyz", "4f9a2c"), which
+    // words with a year ("verified_2025") or an encoded slash ("%2Fdashboard") do not.
+    if ((t[0].match(/[A-Za-z](?=\d)|\d(?=[A-Za-z])/g)?.length ?? 0) >= 2) return true;
   }
   return false;
 }
@@ -140,13 +180,32 @@ export function subjectSignals(subject: string, namesCode: boolean): Pick<MailSi
   return { subjectAsks: has(hits, ACTION), subjectSignIn: has(hits, SIGN_IN) || namesCode, subjectObject: namesObject(hits) };
 }
 
-/** The account, address, subscription or password, a sign-in, or the code itself. */
-const namesObject = (hits: Hit[]): boolean => hits.some((h) => h.kind === OBJECT || h.kind === SIGN_IN || h.kind === CODE_NOUN);
+/**
+ * The account, address, subscription or password, a sign-in, or the code itself; an action phrase
+ * of several words names its object itself ("new password", "сброс пароля", "it was me").
+ */
+const namesObject = (hits: Hit[]): boolean =>
+  hits.some((h) => h.kind === OBJECT || h.kind === SIGN_IN || h.kind === CODE_NOUN || (h.kind === ACTION && h.phrase));
 
 /** What the body outside the links says: it asks for the act; it says its link expires. */
 export function bodySignals(text: string): Pick<MailSignals, 'bodyAsks' | 'expiring'> {
   const hits = linkKeywords.find(text);
   return { bodyAsks: has(hits, ACTION), expiring: has(hits, EXPIRY) };
+}
+
+interface CandidateHits {
+  anchor: Hit[];
+  lead: Hit[];
+  wide: Hit[];
+  trail: Hit[];
+}
+
+/** Each candidate's texts are matched once, however many rules look at them. */
+const hitCache = new WeakMap<LinkCandidate, CandidateHits>();
+function hitsOf(c: LinkCandidate): CandidateHits {
+  let h = hitCache.get(c);
+  if (!h) hitCache.set(c, (h = { anchor: linkKeywords.find(c.anchor), lead: linkKeywords.find(c.lead), wide: linkKeywords.find(c.wide), trail: linkKeywords.find(c.trail) }));
+  return h;
 }
 
 interface Scored {
@@ -160,10 +219,9 @@ const quote = (s: string): string => `"${s.length > 40 ? `${s.slice(0, 39)}…` 
 
 /** Score one candidate. */
 export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
-  const anchorHits = linkKeywords.find(c.anchor);
-  const leadHits = linkKeywords.find(c.lead);
+  const { anchor: anchorHits, lead: leadHits, wide: wideHits, trail: trailHits } = hitsOf(c);
   // A link offered to someone who "didn't request this" is a safety exit, whatever it says.
-  if (negated([...leadHits, ...anchorHits])) return { reject: 'safety' };
+  if (negated(anchorHits) || leadNegated(c.lead, leadHits) || negated(trailHits)) return { reject: 'safety' };
 
   const host = hostOf(c.url);
   const rest = c.url.slice(c.url.indexOf(host) + host.length).toLowerCase();
@@ -200,9 +258,22 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
       break;
     }
   }
-  if (!leadAsks && linkKeywords.has(c.wide, ACTION)) score += 1;
+  // "Click <here> to verify your email", "Open <URL> to confirm your account": the purpose follows.
+  const trailAsks = !anchorAsks && !names(trailHits) && asksIn(trailHits);
+  if (trailAsks) {
+    score += 3;
+    why.push('the words after it ask for it');
+  }
+  if (!leadAsks && has(wideHits, ACTION)) score += 1;
   if (mail.subjectAsks || mail.subjectSignIn) score += 1;
-  if (has(anchorHits, CLICK) || has(leadHits, CLICK)) score += 1;
+  const clickable = has(anchorHits, CLICK) || has(leadHits, CLICK);
+  if (clickable) score += 1;
+  // Next to a code, "… or click the button below" offers this link as the code's other form.
+  const alternative = mail.hasCode && clickable && (has(anchorHits, ALTERNATIVE) || has(leadHits, ALTERNATIVE)) && !anchorOther && !names(leadHits);
+  if (alternative) {
+    score += 4;
+    why.push('it is offered instead of the code ("or click")');
+  }
   if (idp) {
     score += 5;
     why.push('its URL is an identity-provider action link');
@@ -226,7 +297,7 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   }
   if (c.button) score += 1;
 
-  const asked = anchorAsks || leadAsks || urlAsks;
+  const asked = anchorAsks || leadAsks || trailAsks || urlAsks || alternative;
   // Without an opaque token, the anchor and the URL must both spell the act ("Confirm your email"
   // → /verify?token=ab12): a short token is still a verification link, a bare /login is not.
   const shortToken = !tokenised && urlAsks && shortTokenAfterAction(rest);
@@ -235,21 +306,27 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   // In bulk mail a button's own words are not enough: "Confirm your seat" in a newsletter.
   const mailAsks = !mail.bulk || mail.subjectAsks || mail.subjectSignIn || mail.bodyAsks || mail.hasCode || urlAsks;
   if (!(asked && evidenced && mailAsks && score >= MIN_SCORE)) return { reject: 'weak' };
-  if (mail.bulk && !urlAsks && !aboutAccount(c, mail, anchorHits, leadHits)) return { reject: 'weak' };
+  // "Confirm appointment", "Activate offer": the act must name what it acts on, unless the URL
+  // itself is an identity provider's action or carries the mail's code.
+  if (!idp && !carriesCode && !URL_OBJECT.test(rest) && !aboutAccount(c, mail, anchorHits, leadHits)) return { reject: 'weak' };
   return { score, why };
 }
 
 /**
- * Bulk mail also "confirms" seats and "activates" offers: there the act must name what it acts on
- * (the address, the account, the subscription) in the subject, the anchor or the text before it.
+ * Mail also "confirms" appointments and seats and "activates" offers: the act must name what it
+ * acts on (the address, the account, the subscription, a sign-in) in the subject, the anchor or
+ * the text before it.
  */
 function aboutAccount(c: LinkCandidate, mail: MailSignals, anchorHits: Hit[], leadHits: Hit[]): boolean {
-  return mail.subjectObject || mail.hasCode || namesObject(anchorHits) || namesObject(leadHits) || namesObject(linkKeywords.find(c.wide));
+  const hits = hitsOf(c);
+  return mail.subjectObject || mail.hasCode || namesObject(anchorHits) || namesObject(leadHits) || namesObject(hits.wide) || namesObject(hits.trail);
 }
 
 /** The structural fallback: the one call to action in a mail that asks for the act. */
 function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail: MailSignals): LinkCandidate | null {
-  if (!(mail.subjectAsks || mail.bodyAsks || mail.hasCode)) return null;
+  // A mail that delivers a code often has one "Open the app" button too: next to a code, a link
+  // must be named by its words or its URL, never by its place alone.
+  if (mail.hasCode || !(mail.subjectAsks || mail.bodyAsks)) return null;
   const ctas: LinkCandidate[] = [];
   const seen = new Set<string>();
   candidates.forEach((c, i) => {
@@ -258,9 +335,10 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
     const host = hostOf(c.url);
     const rest = c.url.slice(c.url.indexOf(host) + host.length).toLowerCase();
     if (c.anchor.trim() === '' || !hasToken(c.url) || URL_OTHER.test(rest) || SOCIAL_HOST.test(host)) return;
-    if (/logo/.test(c.extra) || names(linkKeywords.find(c.anchor)) || names(linkKeywords.find(c.lead))) return;
+    const hits = hitsOf(c);
+    if (/logo/.test(c.extra) || names(hits.anchor) || names(hits.lead)) return;
     if (seen.has(c.url)) return;
-    if (mail.bulk && !aboutAccount(c, mail, linkKeywords.find(c.anchor), linkKeywords.find(c.lead))) return;
+    if (!URL_OBJECT.test(rest) && !aboutAccount(c, mail, hits.anchor, hits.lead)) return;
     seen.add(c.url);
     ctas.push(c);
   });
@@ -269,9 +347,15 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
   return buttons.length === 1 ? buttons[0]! : null;
 }
 
+/** The link's own words refuse it: a safety exit or another kind of link ("Unsubscribe", "Not me"). */
+export function refusedByWords(c: LinkCandidate): boolean {
+  const h = hitsOf(c);
+  return negated(h.anchor) || leadNegated(c.lead, h.lead) || negated(h.trail) || names(h.anchor);
+}
+
 /** Whether any link manages a mailing list (unsubscribe, preferences): the mark of bulk mail. */
 export function isBulk(candidates: LinkCandidate[]): boolean {
-  return candidates.some((c) => URL_LIST.test(c.url.toLowerCase()) || has(linkKeywords.find(c.anchor), LIST));
+  return candidates.some((c) => URL_LIST.test(c.url.toLowerCase()) || has(hitsOf(c).anchor, LIST));
 }
 
 /** Best link among candidates (in mail order), with the reason for the pick or for null. */
@@ -334,6 +418,13 @@ export function leadBefore(text: string, pos: number): string {
   return HAS_WORD.test(same) ? same : previousLine(text, ls);
 }
 
+/** The rest of the sentence after a link (same line, at most 120 characters). */
+export function trailAfter(text: string, end: number): string {
+  const rest = text.slice(end, Math.min(text.length, end + 120));
+  const stop = /[.!?。！？](?:\s|$)|\n/.exec(rest);
+  return stop ? rest.slice(0, stop.index) : rest;
+}
+
 /** Candidates from plain-text URLs: the anchor is the sentence introducing the URL. */
 export function textLinkCandidates(text: string, urls: UrlSpan[]): LinkCandidate[] {
   const out: LinkCandidate[] = [];
@@ -347,7 +438,7 @@ export function textLinkCandidates(text: string, urls: UrlSpan[]): LinkCandidate
     const [before, sentence] = lastSentence(label);
     const anchor = sentence.replace(/^.*\[([^\]]+)\]$/, '$1');
     const lead = HAS_WORD.test(before) || labelLineStart <= 0 ? before : previousLine(text, labelLineStart);
-    out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, u.start - 300), u.start), extra: '', button: false });
+    out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, u.start - 300), u.start), trail: trailAfter(text, u.end), extra: '', button: false });
   }
   return out;
 }

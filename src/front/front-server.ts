@@ -7,17 +7,20 @@ import type { Logger } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { WorkPool } from '../pool/work-pool.js';
 import { Cluster } from '../rpc/cluster.js';
+import type { Placement } from '../rpc/placement.js';
+import { loadTls } from '../rpc/tls.js';
 import type { Deps } from '../services/deps.js';
-import { opsRoutes } from './http/ops-routes.js';
+import { healthRoutes, opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
-import { uWS, type us_listen_socket } from './http/uws.js';
+import { uWS, type TemplatedApp, type us_listen_socket } from './http/uws.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
 import { Cors } from './http/cors.js';
 import { flowRoutes } from './oauth/flow-routes.js';
 import { metadataRoutes } from './oauth/metadata-routes.js';
 import { SessionStore } from './mcp/sessions.js';
 import { sseRoutes } from './mcp/sse-transport.js';
-import { streamableHttpRoutes, type AgentToolEnv } from './mcp/streamable-http.js';
+import type { AgentToolEnv } from './mcp/request-pipeline.js';
+import { streamableHttpRoutes } from './mcp/streamable-http.js';
 import { accountRoutes } from './rest/account-routes.js';
 import { domainRoutes } from './rest/domain-routes.js';
 import { eventsRoutes } from './rest/events-routes.js';
@@ -29,6 +32,8 @@ import { sendRestError } from './rest/respond.js';
 export interface Front {
   readonly httpPort: number;
   readonly smtpPort: number;
+  /** The ops listener's port (/metrics, /livez, /readyz). */
+  readonly opsPort: number;
   readonly deps: Deps;
   stop(): Promise<void>;
 }
@@ -36,9 +41,17 @@ export interface Front {
 const SHARD_READY_TIMEOUT_MS = 30_000;
 const DRAIN_TIMEOUT_MS = 3_000;
 
-export async function startFront(config: Config, shards: readonly ShardAddress[], log: Logger): Promise<Front> {
+function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${host}:${port}`))));
+  });
+}
+
+export async function startFront(config: Config, shards: readonly ShardAddress[] | ((observe: (command: string, seconds: number, ok: boolean) => void) => Placement), log: Logger): Promise<Front> {
   const metrics = new Metrics();
-  const cluster = new Cluster(shards, (command, seconds, ok) => metrics.shardCall(command, seconds, ok));
+  const observe = (command: string, seconds: number, ok: boolean) => metrics.shardCall(command, seconds, ok);
+  // A static shard map, or (cluster mode) a placement that follows the slot map in etcd.
+  const cluster = typeof shards === 'function' ? new Cluster(shards(observe)) : new Cluster(shards, observe, loadTls(config));
   await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
   const pool = new WorkPool(config.poolThreads);
   const deps: Deps = { config, cluster, pool, log };
@@ -56,7 +69,7 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
     // A long-poll answers before the connection cap, so no call is cut off without its result.
     maxWaitMs: capMs - Math.min(2000, Math.floor(capMs / 10)),
   };
-  opsRoutes(router, deps, metrics);
+  healthRoutes(router, deps);
   adminRoutes(router, deps);
   accountRoutes(router, deps, (accountId) => cluster.call<number>({ type: 'account.sessions', accountId }));
   inboxRoutes(router, deps);
@@ -73,27 +86,38 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
     throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
   });
 
-  const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
-    app.listen(config.host, config.httpPort, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${config.host}:${config.httpPort}`))));
+  const opsApp = uWS.App();
+  const opsRouter = new Router(opsApp, { onError: (ex, err) => sendRestError(ex, err, log) });
+  opsRoutes(opsRouter, deps, metrics);
+  opsRouter.add('any', '/*', (ex) => {
+    throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
   });
+
+  const listenSocket = await listen(app, config.host, config.httpPort);
   const httpPort = uWS.us_socket_local_port(listenSocket);
+  let opsSocket: us_listen_socket | null = null;
   let smtp: SmtpIngress;
   try {
+    opsSocket = await listen(opsApp, config.opsHost, config.opsPort);
     smtp = await startSmtpIngress(deps, metrics);
   } catch (err) {
     uWS.us_listen_socket_close(listenSocket);
+    if (opsSocket) uWS.us_listen_socket_close(opsSocket);
     throw err;
   }
-  log.info({ http_port: httpPort, smtp_port: smtp.port, shards: shards.length }, 'mailcue front ready');
+  const opsPort = uWS.us_socket_local_port(opsSocket);
+  log.info({ http_port: httpPort, smtp_port: smtp.port, ops: `${config.opsHost}:${opsPort}`, shards: cluster.shards.length }, 'mailcue front ready');
   if (!config.adminToken) log.info('admin API off (set MAILCUE_ADMIN_TOKEN); create accounts with: npx mailcue admin create-account --plan growth');
 
   return {
     httpPort,
     smtpPort: smtp.port,
+    opsPort,
     deps,
     // Graceful order: stop accepting, answer parked long-polls, end sessions, close the channels.
     async stop() {
       uWS.us_listen_socket_close(listenSocket);
+      uWS.us_listen_socket_close(opsSocket);
       const smtpClosed = smtp.close();
       await cluster.drainWaits(DRAIN_TIMEOUT_MS);
       // Let the answers of the drained long-polls reach their sockets.

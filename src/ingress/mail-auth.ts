@@ -17,7 +17,7 @@ export interface SmtpEnvelope {
 }
 
 /** Stores the finished record on a message delivered while its check was still running. */
-export type AuthUpdate = (address: string, id: string, authentication: Authentication) => Promise<unknown>;
+export type AuthUpdate = (addresses: string[], id: string, authentication: Authentication) => Promise<unknown>;
 
 /** One query waits this long, tried twice: a dead resolver costs about 3 s, not 30. */
 const QUERY_TIMING = { timeout: 1_000, tries: 2 };
@@ -140,12 +140,12 @@ export class AuthCheck {
    * After the 250: a message stored with a pending record gets the finished one. Waits on an
    * inbox with require_auth hold such a message until then (the shard re-offers it on update).
    */
-  afterAnswer(stored: { address: string; id: string }[], storedWith: Authentication): void {
-    if (!storedWith.pending || stored.length === 0) return;
+  afterAnswer(stored: { id: string; delivered: string[] }[], storedWith: Authentication): void {
+    if (!storedWith.pending) return;
     void this.final.then((a) =>
-      Promise.all(stored.map(({ address, id }) => this.update(address, id, a).catch((err: unknown) => {
-        // The message or its inbox may be gone by now; the pending record then never mattered.
-        this.log.warn({ err, address, id }, 'could not store the sender authentication result');
+      Promise.all(stored.filter((s) => s.delivered.length > 0).map(({ id, delivered }) => this.update(delivered, id, a).catch((err: unknown) => {
+        // A shard that stopped meanwhile: the message keeps its pending (temperror) record.
+        this.log.warn({ err, id }, 'could not store the sender authentication result');
       }))),
     );
   }

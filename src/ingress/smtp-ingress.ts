@@ -1,14 +1,17 @@
 // SMTP ingress (the only importer of smtp-server). Recipients are checked at RCPT against the
-// shards; the message is parsed in the pool and delivered to each recipient's shard; 250 is
-// answered only after every shard has committed it to LMDB.
-import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { errorSpec, MailcueError, type ErrorCode } from '../errors/registry.js';
+// shards; DATA is read within the limits of smtp-limits.ts; the message is parsed in the pool and
+// delivered once to each shard that owns some of its recipients; 250 is answered only after every
+// shard has committed it to LMDB.
+import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
+import { errorSpec, type ErrorCode } from '../errors/registry.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Deps } from '../services/deps.js';
 import { normalizeAddress } from '../services/validate.js';
 import type { ParsedMessage } from '../contract/model.js';
+import type { DeliverResult } from '../contract/results.js';
 import { unverified } from '../contract/authentication.js';
 import { MailAuthenticator } from './mail-auth.js';
+import { ConnectionsPerIp, InflightBudget, readBounded } from './smtp-limits.js';
 
 type SmtpError = Error & { responseCode?: number };
 
@@ -58,17 +61,16 @@ export interface SmtpIngress {
   close(): Promise<void>;
 }
 
-function inboxGone(result: PromiseSettledResult<unknown>): boolean {
-  return result.status === 'rejected' && result.reason instanceof MailcueError && result.reason.code === 'inbox_not_found';
-}
-
-function readAll(stream: SMTPServerDataStream): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
-    stream.on('error', reject);
-  });
+/** Recipients grouped by the shard that owns them: one delivery (one stored copy) per shard (per slot in an etcd cluster). */
+function byShard(deps: Deps, recipients: string[]): string[][] {
+  const groups = new Map<number | string, string[]>();
+  for (const address of recipients) {
+    const shard = deps.cluster.deliveryGroup(address);
+    const group = groups.get(shard);
+    if (group) group.push(address);
+    else groups.set(shard, [address]);
+  }
+  return [...groups.values()];
 }
 
 /** When the pool cannot parse a message, it is still kept: raw source plus envelope facts. */
@@ -84,7 +86,9 @@ function unparsed(raw: Buffer, session: SMTPServerSession): ParsedMessage {
 export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<SmtpIngress> {
   const { config, cluster, pool, log } = deps;
   const recent = new RecentRecipients(RECIPIENT_CACHE_MS, RECIPIENT_CACHE_SIZE);
-  const authenticator = new MailAuthenticator(config, log, (address, id, authentication) => cluster.call({ type: 'message.set_auth', address, id, authentication }));
+  const budget = new InflightBudget(config.smtpMaxInflightBytes);
+  const perIp = new ConnectionsPerIp(config.smtpMaxConnectionsPerIp);
+  const authenticator = new MailAuthenticator(config, log, (addresses, id, authentication) => cluster.call({ type: 'message.set_auth', addresses, id, authentication }));
   const server = new SMTPServer({
     name: config.mxHost,
     banner: 'Mailcue ESMTP',
@@ -92,10 +96,25 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: config.maxMessageBytes,
     logger: false,
-    maxClients: 10_000,
+    maxClients: config.smtpMaxConnections,
+    // smtp-server asks the system resolver for every client's PTR name by default: an outside
+    // request per connection, slow when that resolver is (issue 11, item 9). Nothing here uses it.
+    disableReverseLookup: true,
     // On shutdown, connections still open after this are closed (the default waits 30 s).
     closeTimeout: 5_000,
-    async onRcptTo(address, _session, callback) {
+    onConnect(session, callback) {
+      if (perIp.admit(session.id, session.remoteAddress)) return callback();
+      metrics.smtpRejected.inc({ reason: 'too_many_connections' });
+      callback(smtpError('too_many_connections', 'Too many connections from your address, try again later'));
+    },
+    onClose(session) {
+      perIp.release(session.id, session.remoteAddress);
+    },
+    async onRcptTo(address, session, callback) {
+      if (session.envelope.rcptTo.length >= config.smtpMaxRecipients) {
+        metrics.smtpRejected.inc({ reason: 'too_many_recipients' });
+        return callback(smtpError('too_many_recipients', `Too many recipients (at most ${config.smtpMaxRecipients} per message)`));
+      }
       const parsed = normalizeAddress(address.address);
       if (!parsed) {
         metrics.smtpRejected.inc({ reason: 'bad_recipient' });
@@ -116,12 +135,19 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
       }
     },
     onData(stream, session, callback) {
+      let held = 0;
       void (async () => {
-        const raw = await readAll(stream);
-        if (stream.sizeExceeded) {
+        const read = await readBounded(stream, config.maxMessageBytes, budget);
+        if (read.kind === 'too_large') {
           metrics.smtpRejected.inc({ reason: 'too_large' });
           return callback(smtpError('payload_too_large', `Message exceeds the ${config.maxMessageBytes} byte limit`));
         }
+        if (read.kind === 'busy') {
+          metrics.smtpRejected.inc({ reason: 'busy' });
+          return callback(smtpError('ingress_busy', 'Too much mail in flight, try again later'));
+        }
+        held = read.held;
+        const { raw } = read;
         const auth = authenticator.begin(raw, session);
         let message: ParsedMessage;
         try {
@@ -132,24 +158,26 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         }
         message.authentication = await auth.atAnswer();
         const recipients = [...new Set(session.envelope.rcptTo.map((r) => r.address.toLowerCase()))];
-        const results = await Promise.allSettled(
-          recipients.map((address) => cluster.call({ type: 'inbox.deliver', address, message, raw }, { timeoutMs: 30_000 })),
+        const results = await Promise.all(
+          byShard(deps, recipients).map((addresses) => cluster.call<DeliverResult>({ type: 'inbox.deliver', addresses, message, raw }, { timeoutMs: 30_000 })),
         );
         // An inbox deleted since RCPT is skipped; any other failure fails the whole message (451).
-        const gone = recipients.filter((_, i) => inboxGone(results[i]!));
-        for (const address of gone) recent.forget(address);
-        const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !inboxGone(r));
-        if (failed) throw failed.reason;
-        const delivered = recipients.length - gone.length;
+        let delivered = 0;
+        for (const r of results) {
+          delivered += r.delivered.length;
+          for (const address of r.gone) recent.forget(address);
+        }
         metrics.messagesReceived.inc(delivered);
         // Inboxes deleted since RCPT: refused only when none of the recipients could take it.
         if (delivered === 0) return callback(smtpError('inbox_not_found', 'Recipient inbox was deleted'));
         callback(null, 'Message committed');
-        auth.afterAnswer(results.flatMap((r, i) => (r.status === 'fulfilled' ? [{ address: recipients[i]!, id: (r.value as { id: string }).id }] : [])), message.authentication);
-      })().catch((err: unknown) => {
-        log.error({ err }, 'delivery failed');
-        callback(smtpError('unavailable', TRY_LATER));
-      });
+        auth.afterAnswer(results, message.authentication);
+      })()
+        .catch((err: unknown) => {
+          log.error({ err }, 'delivery failed');
+          callback(smtpError('unavailable', TRY_LATER));
+        })
+        .finally(() => budget.release(held));
     },
   });
   server.on('error', (err) => log.warn({ err }, 'smtp error'));

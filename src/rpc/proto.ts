@@ -25,8 +25,17 @@ export const loaded = grpc.loadPackageDefinition(definition) as unknown as Loade
 export const ShardService = loaded.mailcue.v1.Shard;
 export const HealthService = loaded.grpc.health.v1.Health;
 
-/** Messages carry whole raw emails (MAILCUE_MAX_MESSAGE_BYTES, 10 MiB by default) plus metadata. */
-export const MAX_GRPC_MESSAGE_BYTES = 64 * 1024 * 1024;
+/**
+ * No stream message may be larger than this (DESIGN §7): grpc-js fails a stream, and every request
+ * on it, when one message passes its limit, so the limit is set to what the framing guarantees.
+ */
+export const MAX_GRPC_MESSAGE_BYTES = 4 * 1024 * 1024;
+/** A command or result larger than this travels as several parts of one id. */
+export const CHUNK_BYTES = 1024 * 1024;
+/** A coalesced batch is sent as soon as it reaches this; one part more still fits the limit. */
+const BATCH_BYTES = 2 * 1024 * 1024;
+/** Framing of one envelope or reply besides its body: ids, deadline, tags, an error's text. */
+export const ENVELOPE_OVERHEAD_BYTES = 64;
 
 export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.max_receive_message_length': MAX_GRPC_MESSAGE_BYTES,
@@ -43,6 +52,11 @@ export interface Envelope {
   deadline_ms: number;
   command: Uint8Array;
   cancel: boolean;
+  /** Set on every part of a chunked command but the last; absent on the common, whole one. */
+  more?: boolean;
+  /** Fencing (DESIGN.md §8): the slot and the epoch the sender routed by; epoch 0 is unfenced. */
+  slot?: number;
+  epoch?: number;
 }
 
 export interface EnvelopeBatch {
@@ -55,24 +69,70 @@ export interface ReplyBatch {
 
 /**
  * Collects what one event-loop turn writes to a stream and sends it as one message at the end of
- * the turn (setImmediate runs after the I/O callbacks of the turn that queued it).
+ * the turn (setImmediate runs after the I/O callbacks of the turn that queued it). A batch that
+ * reaches BATCH_BYTES is sent at once, so no message passes MAX_GRPC_MESSAGE_BYTES.
  */
 export class Coalescer<T> {
   private pending: T[] = [];
+  private bytes = 0;
   private scheduled = false;
 
   constructor(private readonly flush: (items: T[]) => void) {}
 
-  push(item: T): void {
+  /** `size` is the item's body length (its framing is counted here). */
+  push(item: T, size: number): void {
+    const bytes = size + ENVELOPE_OVERHEAD_BYTES;
+    if (this.bytes + bytes > BATCH_BYTES && this.pending.length > 0) this.send();
     this.pending.push(item);
+    this.bytes += bytes;
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      const items = this.pending;
-      this.pending = [];
-      if (items.length > 0) this.flush(items);
+      this.send();
     });
+  }
+
+  private send(): void {
+    const items = this.pending;
+    this.pending = [];
+    this.bytes = 0;
+    if (items.length > 0) this.flush(items);
+  }
+}
+
+/** A body cut into parts of at most CHUNK_BYTES (views, no copies). */
+export function chunksOf(body: Uint8Array): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  for (let at = 0; at < body.length; at += CHUNK_BYTES) parts.push(body.subarray(at, Math.min(at + CHUNK_BYTES, body.length)));
+  return parts;
+}
+
+/** Joins the parts of chunked bodies by request id. */
+export class Assembler {
+  private readonly parts = new Map<number, Uint8Array[]>();
+
+  /** The whole body once its last part is in; null while parts are still coming. */
+  add(id: number, part: Uint8Array, more: boolean): Uint8Array | null {
+    const have = this.parts.get(id);
+    if (more) {
+      if (have) have.push(part);
+      else this.parts.set(id, [part]);
+      return null;
+    }
+    if (!have) return part;
+    this.parts.delete(id);
+    have.push(part);
+    return Buffer.concat(have);
+  }
+
+  /** True while some body is half received (the common path skips the table when false). */
+  get busy(): boolean {
+    return this.parts.size > 0;
+  }
+
+  drop(id: number): void {
+    this.parts.delete(id);
   }
 }
 
@@ -86,6 +146,8 @@ export interface Reply {
   id: number;
   result: Uint8Array;
   error: Failure | null;
+  /** Set on every part of a chunked result but the last. */
+  more?: boolean;
 }
 
 /** Plain msgpack maps (no shared record structures), so any process can read any envelope. */

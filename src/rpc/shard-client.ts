@@ -1,16 +1,21 @@
 // The front tier's channel to one shard: a few long-lived Mailbox streams carrying many requests as
-// envelopes, answered by id. Pending requests live in one table; a stream that breaks rejects its
-// pending requests as `unavailable` and is reopened on next use.
+// envelopes, answered by id; a body larger than one chunk goes in parts (proto.ts). Pending
+// requests live in one table. A stream that breaks is replaced: the reads that were on it are sent
+// again once on the new stream, the rest fail alone as `unavailable` (DESIGN §7).
 import type { Command } from '../contract/commands.js';
 import { MailcueError, isErrorCode, type ErrorDetails } from '../errors/registry.js';
 import type { CancelSignal } from '../util/cancel.js';
-import { CHANNEL_OPTIONS, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
+import { channelCredentials, channelOptions, type TlsMaterial } from './tls.js';
+import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 export interface CallOptions {
   /** Aborting sends a cancel envelope; the shard frees whatever the request parked. */
   signal?: CancelSignal;
   /** Defaults to DEFAULT_CALL_TIMEOUT_MS; long-polls pass their own wait plus a margin. */
   timeoutMs?: number;
+  /** The slot and epoch the command was routed by (cluster mode); the shard fences on them. */
+  slot?: number;
+  epoch?: number;
 }
 
 interface Pending {
@@ -20,7 +25,22 @@ interface Pending {
   deadline: number;
   command: string;
   started: number;
+  /** The packed command of a read, kept to send it again if its stream breaks; null otherwise. */
+  resend: Uint8Array | null;
+  /** Fencing of the command (cluster mode), sent again with it. */
+  slot: number;
+  epoch: number;
 }
+
+/**
+ * Commands that may run twice with the same effect: reads (marking a message read is one too) and
+ * long-polls. Only these are sent again when their stream breaks.
+ */
+const IDEMPOTENT = new Set<string>([
+  'inbox.get', 'inbox.list', 'inbox.accepts', 'message.list', 'message.get', 'message.latest', 'message.raw', 'message.wait',
+  'account.get', 'account.usage', 'account.api_key', 'account.sessions', 'domain.list', 'domain.get', 'domain.verified_for',
+  'webhook.list', 'webhook.deliveries', 'shard.stats', 'shard.ping',
+]);
 
 interface Stream {
   call: grpc.ClientDuplexStream<EnvelopeBatch, ReplyBatch>;
@@ -29,6 +49,9 @@ interface Stream {
 }
 
 export const DEFAULT_CALL_TIMEOUT_MS = 15_000;
+const EMPTY = new Uint8Array(0);
+/** How long the front waits for the next part of a result that has started arriving. */
+const PART_GRACE_MS = 10_000;
 /** Commands a shard may hold open: a graceful stop asks for their answers at once. */
 const PARKED_COMMANDS = new Set(['message.wait', 'feed.watch']);
 const STREAMS_PER_SHARD = 2;
@@ -49,13 +72,16 @@ export class ShardClient {
   private readonly health: grpc.Client;
   private readonly streams: (Stream | null)[] = new Array(STREAMS_PER_SHARD).fill(null);
   private readonly pending = new Map<number, Pending>();
+  /** Results arriving in parts, by request id. */
+  private readonly replyParts = new Assembler();
   private nextId = 1;
   private turn = 0;
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(readonly shardId: number, readonly target: string, private readonly observe?: LatencyObserver) {
-    this.client = new ShardService(target, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
-    this.health = new HealthService(target, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+  constructor(readonly shardId: number | string, readonly target: string, private readonly observe?: LatencyObserver, tls: TlsMaterial | null = null) {
+    const options = { ...CHANNEL_OPTIONS, ...channelOptions(tls) };
+    this.client = new ShardService(target, channelCredentials(tls), options);
+    this.health = new HealthService(target, channelCredentials(tls), options);
     this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
   }
@@ -94,16 +120,42 @@ export class ShardClient {
       if (!stream.alive) return;
       stream.alive = false;
       if (this.streams[slot] === stream) this.streams[slot] = null;
-      for (const [id, p] of this.pending) {
-        if (p.stream !== stream) continue;
-        this.pending.delete(id);
-        p.reject(new MailcueError('unavailable', `Shard ${this.shardId} is unavailable${err ? `: ${err.message}` : ''}`));
-      }
+      this.recover(stream, err);
     };
     call.on('error', broken);
     call.on('end', () => broken());
     this.streams[slot] = stream;
     return stream;
+  }
+
+  /** A stream broke: its reads go again, once, on a live stream; everything else on it fails. */
+  private recover(dead: Stream, err?: Error): void {
+    let replacement: Stream | null = null;
+    for (const [id, p] of this.pending) {
+      if (p.stream !== dead) continue;
+      this.replyParts.drop(id);
+      if (p.resend) {
+        replacement ??= this.stream();
+        p.stream = replacement;
+        this.send(replacement, id, p.deadline, p.resend, p.slot, p.epoch);
+        p.resend = null;
+        continue;
+      }
+      this.pending.delete(id);
+      p.reject(new MailcueError('unavailable', `Shard ${this.shardId} is unavailable${err ? `: ${err.message}` : ''}`));
+    }
+  }
+
+  /** Queues a packed command: whole in the common case, in parts of CHUNK_BYTES when larger. */
+  private send(stream: Stream, id: number, deadline: number, packed: Uint8Array, slot: number, epoch: number): void {
+    if (packed.length <= CHUNK_BYTES) {
+      stream.out.push({ id, deadline_ms: deadline, command: packed, cancel: false, slot, epoch }, packed.length);
+      return;
+    }
+    const parts = chunksOf(packed);
+    for (let i = 0; i < parts.length; i++) {
+      stream.out.push({ id, deadline_ms: deadline, command: parts[i]!, cancel: false, more: i < parts.length - 1, slot, epoch }, parts[i]!.length);
+    }
   }
 
   call<T>(command: Command, options: CallOptions = {}): Promise<T> {
@@ -113,9 +165,13 @@ export class ShardClient {
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
     const stream = this.stream();
     const type = command.type;
-    stream.out.push({ id, deadline_ms: deadline, command: codec.pack(command), cancel: false });
+    const packed = codec.pack(command);
+    const slot = options.slot ?? 0;
+    const epoch = options.epoch ?? 0;
+    this.send(stream, id, deadline, packed, slot, epoch);
+    const resend = IDEMPOTENT.has(type) ? packed : null;
     const promise = new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, stream, deadline, command: type, started: performance.now() });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, stream, deadline, command: type, started: performance.now(), resend, slot, epoch });
     });
     if (signal) signal.addEventListener('abort', cancelOnAbort(this, id));
     return promise;
@@ -124,12 +180,26 @@ export class ShardClient {
   /** Tells the shard to drop the request; the pending entry settles with the shard's answer. */
   cancel(id: number): void {
     const p = this.pending.get(id);
-    if (p?.stream.alive) p.stream.out.push({ id, deadline_ms: 0, command: new Uint8Array(0), cancel: true });
+    if (p?.stream.alive) p.stream.out.push({ id, deadline_ms: 0, command: EMPTY, cancel: true }, 0);
   }
 
   private settle(reply: Reply): void {
     const p = this.pending.get(reply.id);
-    if (!p) return;
+    if (!p) {
+      // The request timed out or was failed while its result was on the way: drop any parts.
+      if (this.replyParts.busy) this.replyParts.drop(reply.id);
+      return;
+    }
+    if (reply.more || this.replyParts.busy) {
+      const whole = this.replyParts.add(reply.id, reply.result, reply.more === true);
+      if (!whole) {
+        // A result still arriving is an answer under way: its deadline moves with each part, so
+        // a large body queued behind others on a busy stream is not cut off halfway.
+        p.deadline = Math.max(p.deadline, Date.now() + PART_GRACE_MS);
+        return;
+      }
+      reply.result = whole;
+    }
     this.pending.delete(reply.id);
     const ok = !reply.error;
     this.observe?.(p.command, (performance.now() - p.started) / 1000, ok);
@@ -147,6 +217,7 @@ export class ShardClient {
     for (const [id, p] of this.pending) {
       if (p.deadline > now) continue;
       this.pending.delete(id);
+      this.replyParts.drop(id);
       this.cancel(id);
       p.reject(new MailcueError('deadline_exceeded', `Shard ${this.shardId} did not answer ${p.command} in time`));
     }

@@ -1,12 +1,14 @@
-// The shard's gRPC server: unpacks envelopes from the Mailbox streams (and unary Call), dispatches
-// them to the actors, and writes replies. A cancel envelope, or the stream going away, aborts the
-// request, which frees any waiter it parked.
+// The shard's gRPC server: unpacks envelopes from the Mailbox streams, dispatches
+// them to the actors, and writes replies. A command or result larger than one chunk travels in
+// parts of the same id. A cancel envelope, or the stream going away, aborts the request, which
+// frees any waiter it parked.
 import type { Command } from '../contract/commands.js';
 import type { CommandDispatcher } from '../contract/results.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
-import { CHANNEL_OPTIONS, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
+import { serverCredentials, type TlsMaterial } from './tls.js';
+import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -16,16 +18,33 @@ function errorReply(id: number, err: unknown, log: Logger): Reply {
   return { id, result: EMPTY, error: { code: e.code, message: e.message, details: e.details ? codec.pack(e.details) : EMPTY } };
 }
 
-function run(actors: CommandDispatcher, env: Envelope, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
+/** Cluster fencing: may this shard run a command routed by (slot, epoch)? See src/cluster/slot-guard.ts. */
+export interface Fence {
+  admit(slot: number, epoch: number): null | MailcueError | Promise<void>;
+}
+
+const FENCE_ATTEMPTS = 3;
+
+/** Runs `go` once the fence admits (slot, epoch); a slot changing owner waits, a stale epoch is refused `moved`. */
+function fenced(fence: Fence, slot: number, epoch: number, cancel: Cancellation, attempt: number, go: () => void, refuse: (err: MailcueError) => void): void {
+  const verdict = fence.admit(slot, epoch);
+  if (verdict === null) go();
+  else if (verdict instanceof MailcueError) refuse(verdict);
+  else if (attempt >= FENCE_ATTEMPTS) refuse(new MailcueError('moved', `Slot ${slot} is changing owner`, { slot, retry_after_s: 1 }));
+  else void verdict.then(() => {
+    if (!cancel.aborted) fenced(fence, slot, epoch, cancel, attempt + 1, go, refuse);
+  });
+}
+
+function run(actors: CommandDispatcher, id: number, deadline: number, command: Uint8Array, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
   // Closures below keep only the id: a parked request must not hold its envelope or command.
-  const id = env.id;
-  if (env.deadline_ms && env.deadline_ms < Date.now()) {
+  if (deadline && deadline < Date.now()) {
     answer(errorReply(id, new MailcueError('deadline_exceeded', 'Deadline exceeded before the shard started'), log));
     return;
   }
   let result: unknown;
   try {
-    result = actors.dispatch(codec.unpack(env.command) as Command, { signal: cancel, deadline: env.deadline_ms });
+    result = actors.dispatch(codec.unpack(command) as Command, { signal: cancel, deadline });
   } catch (err) {
     answer(errorReply(id, err, log));
     return;
@@ -40,18 +59,27 @@ function run(actors: CommandDispatcher, env: Envelope, cancel: Cancellation, log
   }
 }
 
-export function createShardServer(actors: CommandDispatcher, log: Logger): grpc.Server {
+export function createShardServer(actors: CommandDispatcher, log: Logger, fence?: Fence): grpc.Server {
   const server = new grpc.Server(CHANNEL_OPTIONS);
   server.addService(ShardService.service, {
     Mailbox(call: grpc.ServerDuplexStream<EnvelopeBatch, ReplyBatch>) {
       const inFlight = new Map<number, Cancellation>();
+      const parts = new Assembler();
       let open = true;
       const out = new Coalescer<Reply>((replies) => {
         if (open) call.write({ replies });
       });
       const settle = (reply: Reply) => {
         inFlight.delete(reply.id);
-        out.push(reply);
+        const body = reply.result;
+        if (body.length <= CHUNK_BYTES) {
+          out.push(reply, body.length + (reply.error ? reply.error.message.length + reply.error.details.length : 0));
+          return;
+        }
+        const chunks = chunksOf(body);
+        for (let i = 0; i < chunks.length; i++) {
+          out.push({ id: reply.id, result: chunks[i]!, error: null, more: i < chunks.length - 1 }, chunks[i]!.length);
+        }
       };
       const abortAll = () => {
         open = false;
@@ -61,12 +89,25 @@ export function createShardServer(actors: CommandDispatcher, log: Logger): grpc.
       call.on('data', (batch: EnvelopeBatch) => {
         for (const env of batch.envelopes) {
           if (env.cancel) {
+            parts.drop(env.id);
             inFlight.get(env.id)?.abort();
             continue;
           }
+          let command = env.command;
+          if (env.more || parts.busy) {
+            const whole = parts.add(env.id, command, env.more === true);
+            if (!whole) continue;
+            command = whole;
+          }
           const cancel = new Cancellation();
           inFlight.set(env.id, cancel);
-          run(actors, env, cancel, log, settle);
+          if (fence && env.epoch) {
+            const { id, deadline_ms } = env;
+            const whole = command;
+            fenced(fence, env.slot ?? 0, env.epoch, cancel, 0, () => run(actors, id, deadline_ms, whole, cancel, log, settle), (err) => settle(errorReply(id, err, log)));
+          } else {
+            run(actors, env.id, env.deadline_ms, command, cancel, log, settle);
+          }
         }
       });
       call.on('end', () => {
@@ -75,11 +116,6 @@ export function createShardServer(actors: CommandDispatcher, log: Logger): grpc.
       });
       call.on('cancelled', abortAll);
       call.on('error', abortAll);
-    },
-    Call(call: grpc.ServerUnaryCall<Envelope, Reply>, callback: grpc.sendUnaryData<Reply>) {
-      const cancel = new Cancellation();
-      call.on('cancelled', () => cancel.abort());
-      run(actors, call.request, cancel, log, (reply) => callback(null, reply));
     },
   });
   server.addService(HealthService.service, {
@@ -90,8 +126,8 @@ export function createShardServer(actors: CommandDispatcher, log: Logger): grpc.
   return server;
 }
 
-export function bindServer(server: grpc.Server, target: string): Promise<number> {
+export function bindServer(server: grpc.Server, target: string, tls: TlsMaterial | null = null): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(target, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
+    server.bindAsync(target, serverCredentials(tls), (err, port) => (err ? reject(err) : resolve(port)));
   });
 }

@@ -14,7 +14,7 @@ export function resolveMasterKey(configured: string | null, dataDir: string): st
     if (key.length !== 64) throw new Error('MAILCUE_MASTER_KEY must be 32 bytes, as 64 hex characters or base64');
     return key.toLowerCase();
   }
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, KEY_FILE);
   try {
     return readFileSync(file, 'utf8').trim();

@@ -11,6 +11,8 @@ import type { Caller, Deps } from './deps.js';
 
 /** Extra time the front waits for a shard's long-poll answer beyond the wait itself. */
 const WAIT_MARGIN_MS = 5_000;
+/** A raw source is up to MAILCUE_MAX_MESSAGE_BYTES, queued in parts behind others' on a busy channel. */
+const RAW_READ_TIMEOUT_MS = 60_000;
 
 /** Paging and search of a message list: older than `before`, matching `query`. */
 export interface ListFilter {
@@ -46,7 +48,7 @@ export function getMessage(deps: Deps, caller: Caller, address: string, id: stri
 }
 
 export function rawMessage(deps: Deps, caller: Caller, address: string, id: string): Promise<Uint8Array> {
-  return deps.cluster.call({ type: 'message.raw', accountId: caller.accountId, address, id });
+  return deps.cluster.call({ type: 'message.raw', accountId: caller.accountId, address, id }, { timeoutMs: RAW_READ_TIMEOUT_MS });
 }
 
 export async function messageAttachment(deps: Deps, caller: Caller, address: string, id: string, index: number): Promise<AttachmentContent> {

@@ -1,43 +1,73 @@
-// Messages and their raw RFC 5322 sources, both keyed [address, message_id]. Message ids sort by
-// arrival time, so an inbox's messages are one contiguous, time-ordered range.
+// Messages keyed [address, message_id], and their raw RFC 5322 sources keyed by message id alone:
+// one delivery gives every recipient on the shard the same id, so the source is stored once and
+// counted (raw_refs), and the last message to go removes it (DESIGN §7). Sources of the layout
+// before that (raw, [address, message_id]) are still read and removed. Message ids sort by arrival
+// time, so an inbox's messages are one contiguous, time-ordered range.
 import type { Database, RootDatabase } from 'lmdb';
 import type { MessageRecord } from '../contract/model.js';
 import { entryCount, openDb, prefixRange, type Key } from './keys.js';
 
 export class MessageStore {
   private readonly messages: Database<MessageRecord, Key>;
-  private readonly sources: Database<Buffer, Key>;
+  private readonly sources: Database<Buffer, string>;
+  private readonly sourceRefs: Database<number, string>;
+  private readonly legacySources: Database<Buffer, Key>;
 
   constructor(root: RootDatabase) {
     this.messages = openDb<MessageRecord>(root, 'messages');
-    this.sources = openDb<Buffer>(root, 'raw', true);
+    this.sources = openDb<Buffer, string>(root, 'raw_shared', true);
+    this.sourceRefs = openDb<number, string>(root, 'raw_refs');
+    this.legacySources = openDb<Buffer>(root, 'raw', true);
   }
 
   get(address: string, id: string): MessageRecord | undefined {
     return this.messages.get([address, id]);
   }
 
-  /** Inside a transaction: the message and, when given, its raw source. */
-  put(message: MessageRecord, raw?: Uint8Array): void {
+  /** Inside a transaction: a message record (new, or changed). */
+  put(message: MessageRecord): void {
     void this.messages.put([message.inbox, message.id], message);
-    if (raw) void this.sources.put([message.inbox, message.id], Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
+  }
+
+  /** Inside a transaction: the raw source that `copies` new messages of this id share. */
+  putSource(id: string, raw: Uint8Array, copies: number): void {
+    void this.sources.put(id, Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
+    void this.sourceRefs.put(id, copies);
   }
 
   raw(address: string, id: string): Buffer | undefined {
-    return this.sources.getBinary([address, id]);
+    return this.sources.getBinary(id) ?? this.legacySources.getBinary([address, id]);
   }
 
   remove(address: string, id: string): void {
     void this.messages.remove([address, id]);
-    void this.sources.remove([address, id]);
+    this.releaseSource(address, id);
   }
 
-  /** Every message of an inbox and its raw source. */
+  /** Every message of an inbox and its share of their raw sources. */
   removeInbox(address: string): void {
     for (const key of this.messages.getKeys(prefixRange([address]))) {
       void this.messages.remove(key);
-      void this.sources.remove(key);
+      this.releaseSource(address, (key as string[])[1]!);
     }
+  }
+
+  /** Inside a transaction: one message no longer needs its source; the last one removes it. */
+  private releaseSource(address: string, id: string): void {
+    void this.legacySources.remove([address, id]);
+    const refs = this.sourceRefs.get(id);
+    if (refs === undefined) return;
+    if (refs > 1) {
+      void this.sourceRefs.put(id, refs - 1);
+      return;
+    }
+    void this.sourceRefs.remove(id);
+    void this.sources.remove(id);
+  }
+
+  /** Stored raw sources (shared ones count once). */
+  sourceCount(): number {
+    return entryCount(this.sources) + entryCount(this.legacySources);
   }
 
   /** The inbox's messages, newest first; with `beforeId`, only those older than it (paging). */

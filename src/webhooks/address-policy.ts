@@ -1,28 +1,27 @@
-// Which addresses a webhook may reach: public ones only, unless MAILCUE_WEBHOOK_ALLOW_PRIVATE is
-// set (tests). Checked at registration and again at every attempt, so a name that later resolves
-// to a private address (DNS rebinding) is refused.
-import { BlockList, isIP } from 'node:net';
+// Which addresses a webhook may reach: public unicast ones only, unless MAILCUE_WEBHOOK_ALLOW_PRIVATE
+// is set (tests). Checked at registration and again at every connection, so a name that later
+// resolves to a refused address (DNS rebinding) is refused. The classification is ipaddr.js's
+// table of the IANA special-purpose registries (DESIGN §7), plus what it leaves out: IPv6 outside
+// global unicast 2000::/3 (which takes in the deprecated IPv4-compatible ::/96, e.g. [::7f00:1])
+// and so every IPv6 address that embeds an IPv4 one.
+import ipaddr from 'ipaddr.js';
 import type { Resolver } from 'node:dns/promises';
+import { isIP } from 'node:net';
 
-const PRIVATE = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) PRIVATE.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['::', 127], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b::', 96]] as const) {
-  PRIVATE.addSubnet(net, bits, 'ipv6');
-}
+/** IANA's global unicast block; every other IPv6 prefix is special-purpose or unallocated. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
 
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return PRIVATE.check(address, 'ipv4');
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4');
-    return PRIVATE.check(address, 'ipv6');
-  }
-  return true;
+/**
+ * True unless the address is a public unicast one (anything unparsable is refused). Every IPv6
+ * prefix that embeds an IPv4 address (::/96, ::ffff:0:0/96, 64:ff9b::/96, 64:ff9b:1::/48, 6to4
+ * 2002::/16, Teredo 2001::/32) is refused whole, so none can smuggle in a refused IPv4 one.
+ */
+export function isRefusedAddress(text: string): boolean {
+  if (!ipaddr.isValid(text)) return true;
+  const address = ipaddr.parse(text);
+  if (address.kind() === 'ipv4') return address.range() !== 'unicast';
+  const v6 = address as ipaddr.IPv6;
+  return v6.range() !== 'unicast' || !v6.match(GLOBAL_UNICAST_V6);
 }
 
 export interface ResolvedTarget {
@@ -44,8 +43,8 @@ export async function resolveTarget(resolver: Resolver, hostname: string, allowP
     if (candidates.length === 0) throw new Error(`${bare} does not resolve`);
   }
   if (!allowPrivate) {
-    const bad = candidates.find((c) => isPrivateAddress(c.address));
-    if (bad) throw new Error(`${bare} resolves to a private or loopback address (${bad.address})`);
+    const bad = candidates.find((c) => isRefusedAddress(c.address));
+    if (bad) throw new Error(`${bare} resolves to a non-public address (${bad.address})`);
   }
   return candidates[0]!;
 }

@@ -6,7 +6,8 @@ import https from 'node:https';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { LookupFunction } from 'node:net';
 import type { Config } from '../config/config.js';
-import { resolveTarget } from './address-policy.js';
+import { isIP } from 'node:net';
+import { isRefusedAddress, resolveTarget } from './address-policy.js';
 import { makeResolver } from './resolver.js';
 
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -42,6 +43,11 @@ export class HttpsSender {
     const done = (status: number | null, error: string | null): AttemptResult => ({
       ok: status !== null && status >= 200 && status < 300, status, latency_ms: Math.round(performance.now() - started), error,
     });
+    // Node connects to an address literal without calling `lookup`: check it here instead.
+    const literal = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    if (!this.config.webhookAllowPrivate && isIP(literal) && isRefusedAddress(literal)) {
+      return Promise.resolve(done(null, `${literal} is not a public address`));
+    }
     return new Promise((resolve) => {
       let settled = false;
       const finish = (r: AttemptResult) => {

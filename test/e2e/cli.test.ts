@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parkedWaiters, runCli, tempConfigHome, untilParked, type CliOptions } from '../helpers/cli.js';
 import { sendMail } from '../helpers/mail.js';
-import { startService, type Service } from '../helpers/service.js';
+import { freePort, startService, type Service } from '../helpers/service.js';
 
 type Json = Record<string, any>;
 let svc: Service;
@@ -94,9 +94,10 @@ test('cli auth - a bad key exits 4 with the hint; no key at all exits 4 too; usa
     t.is(r.code, 2, args.join(' '));
     t.not(r.stderr, '');
   }
-  const unreachable = await cli(['inbox', 'list'], { env: { MAILCUE_URL: 'http://127.0.0.1:9' } });
+  const closed = await freePort();
+  const unreachable = await cli(['inbox', 'list'], { env: { MAILCUE_URL: `http://127.0.0.1:${closed}` } });
   t.is(unreachable.code, 1);
-  t.regex(unreachable.stderr, /^error: connection_failed: cannot reach http:\/\/127\.0\.0\.1:9/);
+  t.regex(unreachable.stderr, new RegExp(`^error: connection_failed: cannot reach http://127\\.0\\.0\\.1:${closed}: ECONNREFUSED\nhint: is the service running there\\?`));
 });
 
 test('cli help - --help on every command, exit codes documented at the top', async (t) => {
@@ -109,6 +110,7 @@ test('cli help - --help on every command, exit codes documented at the top', asy
     const r = await cli([...args, '--help']);
     t.is(r.code, 0, args.join(' '));
     t.regex(r.stdout, new RegExp(`^Usage: mailcue ${args.join(' ')}`));
+    t.regex(r.stdout, /Exit codes: 0 ok, 1 error, 2 usage, 3 not found, 4 auth, 5 plan, 124 timeout/);
   }
   // A reader that stops early (`| head -1`) ends the client quietly, without a stack trace.
   const { execFileSync } = await import('node:child_process');

@@ -32,7 +32,7 @@ test('cluster - inboxes spread over both shards; one mail to several inboxes rea
     t.is(list.count, 1, inbox);
     t.is(list.data[0].otp, '7731');
   }
-  const stats = await (await fetch(`${svc.baseUrl}/metrics`)).text();
+  const stats = await svc.metrics();
   // The other test of this file may deliver one more meanwhile.
   t.true(Number(/^mailcue_messages_received_total (\d+)/m.exec(stats)![1]) >= 8);
 });

@@ -42,7 +42,6 @@ export async function openPage(browser: Browser, origin: string, options: { view
   };
   page.on('requestfinished', (r) => note(r.url()));
   page.on('requestfailed', (r) => {
-    if (process.env.DEBUG_REQ) console.log('FAILED', r.url(), r.failure()?.errorText);
     if (!/^csp$|BLOCKED_BY_CSP|ERR_BLOCKED/i.test(r.failure()?.errorText ?? '')) note(r.url());
   });
   page.on('pageerror', (e) => errors.push(e.message));

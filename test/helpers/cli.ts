@@ -48,11 +48,9 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   });
 }
 
-/** The gauge of long-polls parked on the shards (DESIGN §2), read from /metrics. */
-export async function parkedWaiters(svc: Service): Promise<number> {
-  const base = (svc as Service & { opsUrl?: string }).opsUrl ?? svc.baseUrl;
-  const text = await (await fetch(`${base}/metrics`)).text();
-  return Number(/^mailcue_parked_waiters (\d+)/m.exec(text)?.[1] ?? NaN);
+/** The gauge of long-polls parked on the shards (DESIGN §2), read from the ops listener. */
+export function parkedWaiters(svc: Service): Promise<number> {
+  return svc.parkedWaiters();
 }
 
 /** Resolves once at least `n` long-polls are parked: the client is waiting, mail may be sent. */

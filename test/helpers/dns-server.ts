@@ -31,6 +31,8 @@ export interface TestDnsServer {
   setTxt(name: string, values: (string | string[])[]): void;
   /** IPv4 addresses the name resolves to. */
   setA(name: string, addresses: string[]): void;
+  /** IPv6 addresses the name resolves to. */
+  setAaaa(name: string, addresses: string[]): void;
   /** Removes every record of the name: queries for it answer NXDOMAIN. */
   clear(name: string): void;
   close(): Promise<void>;
@@ -40,6 +42,7 @@ interface Zone {
   mx: MxRecord[];
   txt: (string | string[])[];
   a: string[];
+  aaaa: string[];
 }
 
 const key = (name: string) => name.toLowerCase().replace(/\.$/, '');
@@ -51,7 +54,7 @@ export async function startDnsServer(): Promise<TestDnsServer> {
   const delays = new Map<string, number>();
   const zone = (name: string): Zone => {
     let z = zones.get(key(name));
-    if (!z) zones.set(key(name), (z = { mx: [], txt: [], a: [] }));
+    if (!z) zones.set(key(name), (z = { mx: [], txt: [], a: [], aaaa: [] }));
     return z;
   };
 
@@ -86,6 +89,8 @@ export async function startDnsServer(): Promise<TestDnsServer> {
         }
       } else if (question?.type === Packet.TYPE.A) {
         for (const address of z.a) response.answers.push({ name: asked, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 60, address } as never);
+      } else if (question?.type === Packet.TYPE.AAAA) {
+        for (const address of z.aaaa) response.answers.push({ name: asked, type: Packet.TYPE.AAAA, class: Packet.CLASS.IN, ttl: 60, address } as never);
       } else if (question?.type === Packet.TYPE.TXT) {
         for (const data of z.txt) response.answers.push({ name: asked, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data } as never);
       }
@@ -123,6 +128,9 @@ export async function startDnsServer(): Promise<TestDnsServer> {
     },
     setA(name, addresses) {
       zone(name).a = [...addresses];
+    },
+    setAaaa(name, addresses) {
+      zone(name).aaaa = [...addresses];
     },
     clear(name) {
       zones.delete(key(name));

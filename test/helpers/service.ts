@@ -31,6 +31,12 @@ export interface Service {
   processes: ChildProcess[];
   /** Every front tier's base URL (one in embedded mode). */
   frontUrls: string[];
+  /** Every front's ops listener (/metrics, /livez, /readyz), in the order of `frontUrls`. */
+  opsUrls: string[];
+  /** The Prometheus text of a front's ops listener. */
+  metrics(front?: number): Promise<string>;
+  /** The `mailcue_parked_waiters` gauge (all shards) as a front's ops listener reports it. */
+  parkedWaiters(front?: number): Promise<number>;
   stop(): Promise<void>;
   /** Stops every process (SIGKILL when `hard`) and starts them again on the same data dir. */
   restart(options?: { hard?: boolean }): Promise<void>;
@@ -40,7 +46,7 @@ export interface Service {
   cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
-function launch(args: string[], env: Record<string, string>): ChildProcess {
+export function launch(args: string[], env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const tail: string[] = [];
   const keep = (b: Buffer) => {
@@ -53,7 +59,7 @@ function launch(args: string[], env: Record<string, string>): ChildProcess {
   return child;
 }
 
-async function waitReady(baseUrl: string, children: ChildProcess[], timeoutMs = 30_000): Promise<void> {
+export async function waitReady(baseUrl: string, children: ChildProcess[], timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     for (const c of children) {
@@ -70,7 +76,7 @@ async function waitReady(baseUrl: string, children: ChildProcess[], timeoutMs = 
   throw new Error(`service not ready after ${timeoutMs} ms: ${children.map((c) => (c as ChildProcess & { tail: string[] }).tail.join('')).join('\n')}`);
 }
 
-async function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+export async function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
@@ -91,17 +97,21 @@ export interface StartOptions {
   /** Cluster mode: how many front processes (default 1); their URLs are in `frontUrls`. */
   fronts?: number;
   dataDir?: string;
+  /** Cluster mode through etcd (DESIGN.md §8): shards register there as shard-0…, fronts follow the slot map. */
+  etcd?: string;
 }
 
 export async function startService(options: StartOptions = {}): Promise<Service> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'mailcue-test-'));
   const httpPort = await freePort();
   const smtpPort = await freePort();
+  const opsPort = await freePort();
   const baseUrl = `http://127.0.0.1:${httpPort}`;
   const env: Record<string, string> = {
     MAILCUE_HOST: '127.0.0.1',
     MAILCUE_HTTP_PORT: String(httpPort),
     MAILCUE_SMTP_PORT: String(smtpPort),
+    MAILCUE_OPS_PORT: String(opsPort),
     MAILCUE_DATA_DIR: dataDir,
     MAILCUE_ADMIN_TOKEN: ADMIN_TOKEN,
     MAILCUE_PUBLIC_URL: baseUrl,
@@ -111,13 +121,26 @@ export async function startService(options: StartOptions = {}): Promise<Service>
   };
   const shardPorts = options.clusterShards ? await Promise.all(Array.from({ length: options.clusterShards }, freePort)) : [];
   // Extra fronts (cluster mode) listen on their own HTTP and SMTP ports.
-  const extraFronts = await Promise.all(Array.from({ length: Math.max(0, (options.fronts ?? 1) - 1) }, async () => ({ http: await freePort(), smtp: await freePort() })));
+  const extraFronts = await Promise.all(
+    Array.from({ length: Math.max(0, (options.fronts ?? 1) - 1) }, async () => ({ http: await freePort(), smtp: await freePort(), ops: await freePort() })),
+  );
   const frontUrls = [baseUrl, ...extraFronts.map((f) => `http://127.0.0.1:${f.http}`)];
+  const opsUrls = [opsPort, ...extraFronts.map((f) => f.ops)].map((p) => `http://127.0.0.1:${p}`);
   const processes: ChildProcess[] = [];
 
   const boot = async () => {
     processes.length = 0;
-    if (options.clusterShards) {
+    if (options.clusterShards && options.etcd) {
+      env.MAILCUE_ETCD_ENDPOINTS = options.etcd;
+      env.MAILCUE_ETCD_PREFIX ??= `/${path.basename(dataDir)}/`;
+      env.MAILCUE_LEASE_TTL_S ??= '2';
+      env.MAILCUE_MASTER_KEY ??= 'a'.repeat(64);
+      for (const [id, port] of shardPorts.entries()) {
+        processes.push(launch(['shard', '--id', `shard-${id}`, '--listen', `127.0.0.1:${port}`, '--data', path.join(dataDir, `shard-${id}`)], env));
+      }
+      processes.push(launch(['front'], env));
+      for (const f of extraFronts) processes.push(launch(['front'], { ...env, MAILCUE_HTTP_PORT: String(f.http), MAILCUE_SMTP_PORT: String(f.smtp), MAILCUE_OPS_PORT: String(f.ops) }));
+    } else if (options.clusterShards) {
       for (const [id, port] of shardPorts.entries()) {
         processes.push(launch(['shard', '--id', String(id), '--listen', `127.0.0.1:${port}`, '--data', path.join(dataDir, `shard-${id}`)], env));
       }
@@ -125,7 +148,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
       env.MAILCUE_SHARDS = map;
       processes.push(launch(['front', '--shards', map], env));
       for (const f of extraFronts) {
-        processes.push(launch(['front', '--shards', map], { ...env, MAILCUE_HTTP_PORT: String(f.http), MAILCUE_SMTP_PORT: String(f.smtp) }));
+        processes.push(launch(['front', '--shards', map], { ...env, MAILCUE_HTTP_PORT: String(f.http), MAILCUE_SMTP_PORT: String(f.smtp), MAILCUE_OPS_PORT: String(f.ops) }));
       }
     } else {
       processes.push(launch(['serve'], env));
@@ -140,7 +163,13 @@ export async function startService(options: StartOptions = {}): Promise<Service>
   };
 
   const service: Service = {
-    baseUrl, httpPort, smtpPort, dataDir, env, processes, frontUrls,
+    baseUrl, httpPort, smtpPort, dataDir, env, processes, frontUrls, opsUrls,
+    async metrics(front = 0) {
+      return (await fetch(`${opsUrls[front]}/metrics`)).text();
+    },
+    async parkedWaiters(front = 0) {
+      return Number(/^mailcue_parked_waiters (\d+)/m.exec(await service.metrics(front))![1]);
+    },
     async stop() {
       await stopAll();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });

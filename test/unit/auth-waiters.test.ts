@@ -14,9 +14,9 @@ function message(id: string, authentication: Authentication): MessageRecord {
   };
 }
 
-function waiter(log: string[], name: string, requireAuth: boolean, after = 'msg_0'): Waiter {
+function waiter(log: string[], name: string, requireAuth: boolean, parkedAt = 'msg_0'): Waiter {
   return {
-    address: 'a@x.test', match: 'any', deadline: Date.now() + 60_000, requireAuth, after,
+    address: 'a@x.test', match: 'any', since: null, deadline: Date.now() + 60_000, requireAuth, parkedAt,
     settle: (outcome) => log.push(`${name}:${typeof outcome === 'object' && !(outcome instanceof Error) ? outcome.id : String(outcome)}`),
   };
 }

@@ -11,7 +11,7 @@ function message(otp: string | null): MessageRecord {
 
 function waiter(address: string, match: 'any' | 'code', deadline: number, log: string[], name: string): Waiter {
   return {
-    address, match, deadline,
+    address, match, deadline, since: null,
     settle: (outcome) => log.push(`${name}:${outcome === 'timeout' ? 'timeout' : outcome instanceof Error ? 'fail' : 'wake'}`),
   };
 }

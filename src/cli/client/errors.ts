@@ -20,7 +20,15 @@ export const EXIT_CODES_HELP = `Exit codes:
   5    plan required (feature or credits not available on your plan)
   124  timed out waiting (mailcue wait, inbox create --wait-otp)`;
 
+export const EXIT_CODES_SHORT = 'Exit codes: 0 ok, 1 error, 2 usage, 3 not found, 4 auth, 5 plan, 124 timeout (mailcue --help).';
+
+/** Failures that say "try again shortly", not "this will never work": a long wait rides them out. */
+const TRANSIENT = new Set(['connection_failed', 'rate_limited', 'unavailable', 'deadline_exceeded', 'internal', 'http_502', 'http_503', 'http_504']);
+
 export class CliError extends Error {
+  /** Seconds the server asked us to wait (Retry-After), when it said. */
+  retryAfterS: number | null = null;
+
   constructor(
     readonly code: string,
     message: string,
@@ -38,8 +46,14 @@ export class CliError extends Error {
     return new CliError(this.code, this.message, this.hint, this.exitCode, this.body, details);
   }
 
+  get transient(): boolean {
+    return TRANSIENT.has(this.code);
+  }
+
   static fromServer(status: number, code: string, message: string, body: Record<string, unknown>, retryAfterS: number | null): CliError {
-    return new CliError(code, message, hintFor(code, body, retryAfterS), exitCodeFor(code, status), body);
+    const err = new CliError(code, message, hintFor(code, body, retryAfterS), exitCodeFor(code, status), body);
+    err.retryAfterS = retryAfterS !== null && Number.isFinite(retryAfterS) ? retryAfterS : null;
+    return err;
   }
 }
 

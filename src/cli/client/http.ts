@@ -57,7 +57,8 @@ export class Api {
     if (!this.apiKey) {
       throw new CliError('unauthorized', 'no API key configured', 'pass --api-key, set MAILCUE_API_KEY or run mailcue login');
     }
-    const url = new URL(path, this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`);
+    // Appended, not resolved: a service behind a path prefix (https://host/mailcue) keeps it.
+    const url = new URL(`${this.baseUrl.replace(/\/+$/, '')}${path}`);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept, 'user-agent': 'mailcue-cli' };
     if (options.body !== undefined) headers['content-type'] = 'application/json';

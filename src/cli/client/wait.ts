@@ -13,6 +13,7 @@ const FIRST_ID = 'msg_0000000000000000000';
 const POLL_MIN_S = 10;
 const POLL_MAX_S = 60;
 export const WAIT_DEFAULT_S = 120;
+const RETRY_MAX_S = 4;
 
 export type Want = 'any' | 'otp' | 'link';
 
@@ -48,6 +49,7 @@ export async function waitForMessage(ctx: Ctx, inbox: string, options: WaitOptio
   process.once('SIGINT', onSigint);
   try {
     let cursor = options.since === 'start' ? FIRST_ID : options.since ?? (await newestId(ctx, inbox));
+    let failures = 0;
     for (;;) {
       const leftMs = deadline - Date.now();
       if (leftMs <= 0) return null;
@@ -59,10 +61,19 @@ export async function waitForMessage(ctx: Ctx, inbox: string, options: WaitOptio
           query: { timeout: pollS, since: cursor },
           signal: AbortSignal.timeout(leftMs),
         });
+        failures = 0;
       } catch (err) {
-        if (err instanceof CliError) throw err;
-        if (Date.now() >= deadline) return null;
-        throw err;
+        if (!(err instanceof CliError)) {
+          if (Date.now() >= deadline) return null;
+          throw err;
+        }
+        // A restart, a deploy or a rate limit during a long wait is ridden out until --timeout:
+        // the cursor is kept, so mail that arrived meanwhile is still found.
+        if (!err.transient) throw err;
+        const backoffMs = (err.retryAfterS ?? Math.min(RETRY_MAX_S, 2 ** failures++ * 0.25)) * 1000;
+        if (Date.now() + backoffMs >= deadline) throw err;
+        await new Promise((r) => setTimeout(r, backoffMs));
+        continue;
       }
       if (answer.timed_out === true || !answer.data) continue;
       const message = answer.data as Json;

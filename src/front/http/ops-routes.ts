@@ -1,19 +1,34 @@
-// Operations endpoints: /livez (the process answers), /readyz and /healthz (every shard answers
-// its gRPC health check), /metrics (Prometheus).
+// Operations endpoints. The public port answers /livez, /readyz and /healthz; the ops listener
+// (MAILCUE_OPS_HOST:MAILCUE_OPS_PORT, loopback by default) answers /livez, /readyz and /metrics,
+// whose per-route traffic and shard timings are not for the public (DESIGN §7).
 import type { ShardStats } from '../../contract/results.js';
 import type { Metrics } from '../../obs/metrics.js';
 import type { Deps } from '../../services/deps.js';
+import type { Exchange } from './exchange.js';
 import type { Router } from './router.js';
 
-export function opsRoutes(router: Router, deps: Deps, metrics: Metrics): void {
-  const ready = async (ex: import('./exchange.js').Exchange) => {
+function readiness(deps: Deps) {
+  return async (ex: Exchange) => {
     const healthy = await deps.cluster.healthy();
     ex.sendJson(healthy ? 200 : 503, { success: healthy, status: healthy ? 'ok' : 'unavailable', shards: deps.cluster.shards.length });
   };
+}
+
+function live(ex: Exchange): void {
+  ex.sendJson(200, { success: true, status: 'ok' });
+}
+
+/** Probes on the public port; /metrics is not one of them (it falls to the 404 route). */
+export function healthRoutes(router: Router, deps: Deps): void {
+  const ready = readiness(deps);
+  router.add('get', '/livez', live).add('get', '/readyz', ready).add('get', '/healthz', ready);
+}
+
+/** The ops listener's routes. */
+export function opsRoutes(router: Router, deps: Deps, metrics: Metrics): void {
   router
-    .add('get', '/livez', (ex) => ex.sendJson(200, { success: true, status: 'ok' }))
-    .add('get', '/readyz', ready)
-    .add('get', '/healthz', ready)
+    .add('get', '/livez', live)
+    .add('get', '/readyz', readiness(deps))
     .add('get', '/metrics', async (ex) => {
       const stats = await deps.cluster.broadcast<ShardStats>({ type: 'shard.stats' }, { timeoutMs: 2000 }).catch(() => []);
       metrics.parkedWaiters.set(stats.reduce((n, s) => n + s.parked_waiters, 0));

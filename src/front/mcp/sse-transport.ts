@@ -2,25 +2,20 @@
 // endpoint in its first `endpoint` event; POST /messages?sessionId= answers 202 and the JSON-RPC
 // response travels on the stream as `event: message`. The session lives as long as the stream.
 import { fail, MailcueError } from '../../errors/registry.js';
-import { Cancellation } from '../../util/cancel.js';
-import { bearerToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import { classify, errorResponse, parseError, type JsonRpcId } from './jsonrpc.js';
-import { admit, execute } from './mcp-server.js';
+import { errorResponse } from './jsonrpc.js';
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
+import { admit } from './mcp-server.js';
+import { agentToolRequest, MCP_BODY_MAX_BYTES, onNotification, readIncoming, runInflight, type AgentToolEnv } from './request-pipeline.js';
 import { SseStream } from './sse-stream.js';
-import { MCP_BODY_MAX_BYTES, type AgentToolEnv } from './streamable-http.js';
 
 const LEGACY_VERSION = '2024-11-05';
 
-async function openStream(env: AgentToolEnv, ex: Exchange): Promise<void> {
-  const { deps, sessions, cors } = env;
-  const token = bearerToken(ex, true);
-  cors.apply(ex);
-  try {
-    cors.check(ex);
-    const admitted = await admit(deps, token, { jsonrpc: '2.0', method: 'ping' }, null, false);
+function openStream(env: AgentToolEnv, ex: Exchange): Promise<void> {
+  const { deps, sessions } = env;
+  return agentToolRequest(env, ex, 'sse', async (req) => {
+    const admitted = await admit(deps, req.token, { jsonrpc: '2.0', method: 'ping' }, null, false);
     // Refused sessions (cap reached) get 429 before any stream starts.
     const session = await sessions.open(admitted.admission.account.id, 'sse', LEGACY_VERSION, admitted.plan.toolExecution);
     const stream = new SseStream(ex, [], env.capMs);
@@ -28,59 +23,36 @@ async function openStream(env: AgentToolEnv, ex: Exchange): Promise<void> {
     stream.onClose(() => sessions.close(session.id));
     // Relative, so clients behind proxies keep the origin they connected to.
     stream.event('endpoint', `/messages?sessionId=${session.id}`);
-  } catch (err) {
-    sendJsonRpcFailure(ex, deps.config, 'sse', null, err);
-  }
+  });
 }
 
-async function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
-  const { deps, sessions, cors } = env;
-  const token = bearerToken(ex, true);
+function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
+  const { deps, sessions } = env;
   const sessionId = ex.query.get('sessionId');
-  cors.apply(ex);
-  let id: JsonRpcId = null;
-  try {
-    cors.check(ex);
+  return agentToolRequest(env, ex, 'sse', async (req) => {
     if (!sessionId) fail('session_required', 'Bad Request: sessionId query parameter is required');
     const session = sessions.get(sessionId);
     if (!session?.stream || session.stream.isClosed) fail('session_not_found', 'Session not found');
-    let body: unknown;
-    try {
-      body = JSON.parse((await ex.body()).toString('utf8'));
-    } catch {
-      throw parseError();
-    }
-    const incoming = classify(body);
+    const incoming = await readIncoming(ex);
     ex.send(202, 'Accepted', 'text/plain; charset=utf-8');
     if (incoming.kind === 'response') return;
     const message = incoming.message;
-    if (incoming.kind === 'request') id = incoming.message.id;
+    const id = incoming.kind === 'request' ? incoming.message.id : null;
     const stream = session.stream;
-    const key = JSON.stringify(id);
-    const controller = new Cancellation();
     try {
-      const admitted = await admit(deps, token, message, session, true);
+      const admitted = await admit(deps, req.token, message, session, true);
       if (admitted.admission.account.id !== session.accountId) fail('session_not_found', 'Session not found');
       if (incoming.kind === 'notification') {
-        if (message.method === 'notifications/cancelled') session.inflight.get(JSON.stringify(message.params?.requestId))?.abort();
+        onNotification(session, message);
         return;
       }
-      session.inflight.set(key, controller);
-      stream.onClose(() => controller.abort());
-      const result = await execute(
-        { deps, admitted, session, signal: controller, maxWaitMs: env.maxWaitMs, notify: (n) => stream.message(n) },
-        message,
-      );
+      const result = await runInflight(env, session, admitted, message, id, (abort) => stream.onClose(abort), (n) => stream.message(n));
       stream.message({ jsonrpc: '2.0', id, result });
     } catch (err) {
       // The HTTP status is spent (202); the same JSON-RPC error goes on the stream.
       if (incoming.kind === 'request') stream.message(errorResponse(id, asFailure(err)));
-    } finally {
-      session.inflight.delete(key);
     }
-  } catch (err) {
-    sendJsonRpcFailure(ex, deps.config, 'sse', id, err);
-  }
+  });
 }
 
 export function sseRoutes(router: Router, env: AgentToolEnv): void {

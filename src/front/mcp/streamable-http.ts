@@ -2,31 +2,18 @@
 // JSON, or as SSE when a long-poll tool runs and the client accepts event streams; GET opens the
 // session's server stream (or, without an event-stream Accept, describes the server); DELETE ends
 // the session. Interoperability rules of DESIGN §4 / research/protocols.md §7 apply throughout.
-import type { Deps } from '../../services/deps.js';
 import { fail, MailcueError } from '../../errors/registry.js';
-import { Cancellation } from '../../util/cancel.js';
-import { bearerToken } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import type { Cors } from '../http/cors.js';
-import { classify, errorResponse, parseError, type Incoming, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
-import { admit, execute, planBlock, negotiateVersion, SERVER_NAME, SERVER_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-server.js';
+import { errorResponse, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
-import { requireSession, type McpSession, type SessionStore } from './sessions.js';
+import { admit, execute, planBlock, negotiateVersion, SERVER_NAME, SERVER_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type Admitted } from './mcp-server.js';
+import { agentToolRequest, MCP_BODY_MAX_BYTES, onNotification, readIncoming, runInflight, type AgentToolEnv } from './request-pipeline.js';
+import { requireSession, type McpSession } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 
 const SESSION_HEADER = 'Mcp-Session-Id';
-/** One JSON-RPC message per POST, on either transport. */
-export const MCP_BODY_MAX_BYTES = 4 * 1024 * 1024;
 
-export interface AgentToolEnv {
-  deps: Deps;
-  sessions: SessionStore;
-  cors: Cors;
-  capMs: number;
-  /** How long a long-poll may hold so that it answers before the connection cap. */
-  maxWaitMs: number;
-}
 
 /**
  * Whether the client named event streams in Accept. Nothing is refused with 406: a missing or
@@ -48,47 +35,33 @@ function versionAtLeast(version: string, min: string): boolean {
   return version >= min;
 }
 
-async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
-  const { deps, sessions, cors } = env;
-  // Everything read from the request happens before the first await (uWS rule).
-  const token = bearerToken(ex, true);
+function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
+  const { deps, sessions } = env;
   const sessionId = ex.header('mcp-session-id');
   const acceptsSse = wantsEventStream(ex);
-  cors.apply(ex);
-  let id: JsonRpcId = null;
-  try {
-    cors.check(ex);
-    const versionProblem = versionHeaderProblem(ex);
+  const versionProblem = versionHeaderProblem(ex);
+  const contentType = ex.header('content-type');
+  return agentToolRequest(env, ex, 'mcp', async (req) => {
+    if (sessionId) req.errorHeaders = [[SESSION_HEADER, sessionId]];
     if (versionProblem) throw versionProblem;
-    const contentType = ex.header('content-type');
     if (contentType && !contentType.toLowerCase().includes('application/json')) {
       fail('unsupported_media_type', 'Unsupported Media Type: Content-Type must be application/json');
     }
-    let body: unknown;
-    try {
-      const raw = await ex.body();
-      body = JSON.parse(raw.toString('utf8'));
-    } catch (err) {
-      if (err instanceof MailcueError && err.code === 'payload_too_large') {
-        fail('payload_too_large', `The body exceeds ${MCP_BODY_MAX_BYTES} bytes`);
-      }
-      throw parseError();
-    }
-    const incoming: Incoming = classify(body);
-    if (incoming.kind === 'request') id = incoming.message.id;
+    const incoming = await readIncoming(ex);
     if (incoming.kind === 'response') {
       ex.send(202, '', null);
       return;
     }
+    if (incoming.kind === 'request') req.id = incoming.message.id;
     const message = incoming.message;
     const isInit = message.method === 'initialize';
     const session = isInit ? undefined : sessions.get(sessionId);
     const sessionOk = isInit || (!!session && !!sessionId);
-    const admitted = await admit(deps, token, message, session ?? null, sessionOk);
+    const admitted = await admit(deps, req.token, message, session ?? null, sessionOk);
     const accountId = admitted.admission.account.id;
 
     if (incoming.kind === 'notification') {
-      if (session && session.accountId === accountId) notification(session, message);
+      if (session && session.accountId === accountId) onNotification(session, message);
       ex.send(202, '', null);
       return;
     }
@@ -96,41 +69,26 @@ async function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
       const version = negotiateVersion(message.params?.protocolVersion);
       const opened = await sessions.open(accountId, 'streamable-http', version, admitted.plan.toolExecution);
       const result = await execute({ deps, admitted, session: opened, signal: ex.signal, maxWaitMs: env.maxWaitMs, notify: null }, message);
-      ex.sendJson(200, { jsonrpc: '2.0', id, result }, [[SESSION_HEADER, opened.id]]);
+      ex.sendJson(200, { jsonrpc: '2.0', id: req.id, result }, [[SESSION_HEADER, opened.id]]);
       return;
     }
-    await answerRequest(env, ex, requireSession(sessionId, session, accountId), admitted, message, id!, acceptsSse);
-  } catch (err) {
-    sendJsonRpcFailure(ex, deps.config, 'mcp', id, err, sessionId ? [[SESSION_HEADER, sessionId]] : []);
-  }
-}
-
-function notification(session: McpSession, message: JsonRpcRequest): void {
-  if (message.method === 'notifications/cancelled') {
-    const requestId = message.params?.requestId;
-    session.inflight.get(JSON.stringify(requestId))?.abort();
-  }
+    await answerRequest(env, ex, requireSession(sessionId, session, accountId), admitted, message, req.id, acceptsSse);
+  });
 }
 
 async function answerRequest(
-  env: AgentToolEnv, ex: Exchange, session: McpSession, admitted: Awaited<ReturnType<typeof admit>>, message: JsonRpcRequest, id: JsonRpcId, acceptsSse: boolean,
+  env: AgentToolEnv, ex: Exchange, session: McpSession, admitted: Admitted, message: JsonRpcRequest, id: JsonRpcId, acceptsSse: boolean,
 ): Promise<void> {
-  const controller = new Cancellation();
-  const key = JSON.stringify(id);
-  session.inflight.set(key, controller);
-  ex.signal.addEventListener('abort', () => controller.abort());
   let stream: SseStream | null = null;
   try {
     // Long-poll tools answer on an SSE stream (keep-alives, progress) where the client takes one.
     if (admitted.tool?.longPoll && acceptsSse && !admitted.deferred) {
       stream = new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs);
-      if (versionAtLeast(session.protocolVersion, '2025-11-25')) stream.prime(`${session.id}:${key}:0`);
+      if (versionAtLeast(session.protocolVersion, '2025-11-25')) stream.prime(`${session.id}:${JSON.stringify(id)}:0`);
     }
     const s = stream;
-    const result = await execute(
-      { deps: env.deps, admitted, session, signal: controller, maxWaitMs: env.maxWaitMs, notify: s ? (n) => s.message(n) : null },
-      message,
-    );
+    const hangUp = (abort: () => void) => ex.signal.addEventListener('abort', abort);
+    const result = await runInflight(env, session, admitted, message, id, hangUp, s ? (n) => s.message(n) : null);
     if (s) {
       s.message({ jsonrpc: '2.0', id, result });
       s.close();
@@ -142,21 +100,16 @@ async function answerRequest(
       stream.message(errorResponse(id, asFailure(err)));
       stream.close();
     } else throw err;
-  } finally {
-    session.inflight.delete(key);
   }
 }
 
-async function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
-  const { deps, sessions, cors } = env;
-  const token = bearerToken(ex, true);
+function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
+  const { deps, sessions } = env;
   const sessionId = ex.header('mcp-session-id');
   const accept = (ex.header('accept') ?? '').toLowerCase();
-  cors.apply(ex);
-  try {
-    cors.check(ex);
+  return agentToolRequest(env, ex, 'mcp', async (req) => {
     const found = sessions.get(sessionId);
-    const admitted = await admit(deps, token, { jsonrpc: '2.0', method: 'ping' }, found ?? null, false);
+    const admitted = await admit(deps, req.token, { jsonrpc: '2.0', method: 'ping' }, found ?? null, false);
     if (!accept.includes('text/event-stream')) {
       const plan = admitted.plan;
       const block = plan.toolExecution ? {} : { error: planBlock(plan).message, upgrade: 'Growth required' };
@@ -179,25 +132,18 @@ async function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
       if (session.stream === stream) session.stream = null;
       session.lastSeen = Date.now();
     });
-  } catch (err) {
-    sendJsonRpcFailure(ex, deps.config, 'mcp', null, err);
-  }
+  });
 }
 
-async function handleDelete(env: AgentToolEnv, ex: Exchange): Promise<void> {
-  const { deps, sessions, cors } = env;
-  const token = bearerToken(ex, true);
+function handleDelete(env: AgentToolEnv, ex: Exchange): Promise<void> {
+  const { deps, sessions } = env;
   const sessionId = ex.header('mcp-session-id');
-  cors.apply(ex);
-  try {
-    cors.check(ex);
+  return agentToolRequest(env, ex, 'mcp', async (req) => {
     const found = sessions.get(sessionId);
-    const admitted = await admit(deps, token, { jsonrpc: '2.0', method: 'ping' }, found ?? null, false);
+    const admitted = await admit(deps, req.token, { jsonrpc: '2.0', method: 'ping' }, found ?? null, false);
     sessions.close(requireSession(sessionId, found, admitted.admission.account.id).id);
     ex.sendJson(200, { success: true, message: 'Session ended' });
-  } catch (err) {
-    sendJsonRpcFailure(ex, deps.config, 'mcp', null, err);
-  }
+  });
 }
 
 export function streamableHttpRoutes(router: Router, env: AgentToolEnv): void {

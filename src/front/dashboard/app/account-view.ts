@@ -20,6 +20,11 @@ function mcpConfig(url: string, key: string): string {
   return JSON.stringify({ mcpServers: { mailcue: { type: 'http', url: `${url}/mcp`, headers: { Authorization: `Bearer ${key}` } } } }, null, 2);
 }
 
+/** The key as shown on screen: enough to recognise it, not enough to use it. */
+function masked(key: string): string {
+  return key.length > 16 ? `${key.slice(0, 10)}…${key.slice(-4)}` : key;
+}
+
 export class AccountView {
   readonly root = h('section', { class: 'stack', 'aria-labelledby': 'account-title' });
 
@@ -48,7 +53,7 @@ export class AccountView {
           h('dt', {}, 'Plan'), h('dd', { id: 'account-plan' }, `${plan}${u.limits.price_usd_per_month ? ` ($${u.limits.price_usd_per_month}/month)` : ''}`),
           h('dt', {}, 'Agent tools'), h('dd', {}, u.limits.tool_execution ? 'included' : 'not on this plan (Growth or Enterprise)'),
           h('dt', {}, 'Tool ops this minute'), h('dd', { id: 'ops-minute' }, `${fmt(u.ops_this_minute)} of ${fmt(u.limits.ops_per_minute)}`),
-          h('dt', {}, 'API requests this minute'), h('dd', {}, `${fmt(u.requests_this_minute)} of ${fmt(u.limits.requests_per_minute)}`),
+          h('dt', {}, 'API requests this minute'), h('dd', { id: 'requests-minute' }, `${fmt(u.requests_this_minute)} of ${fmt(u.limits.requests_per_minute)}`),
           h('dt', {}, 'Open agent sessions'), h('dd', { id: 'sessions-open' }, `${fmt(u.sessions_open)} of ${fmt(u.limits.concurrent_sessions)}`)),
         h('h2', { style: 'margin-top:14px' }, 'Credits this month'),
         h('div', {
@@ -59,8 +64,8 @@ export class AccountView {
         h('h2', {}, 'Connect an MCP client'),
         h('p', {}, 'Streamable HTTP: ', h('code', { id: 'mcp-url' }, `${url}/mcp`), ' ', copyButton(`${url}/mcp`, 'Copy MCP URL'),
           ' · legacy SSE: ', h('code', {}, `${url}/sse`)),
-        h('p', { class: 'muted' }, 'Config for clients that read an mcpServers file (Claude Code, Cursor, …); it holds your key, keep it private:'),
-        h('pre', { id: 'mcp-config' }, mcpConfig(url, key)),
+        h('p', { class: 'muted' }, 'Config for clients that read an mcpServers file (Claude Code, Cursor, …). The copy holds your whole key: keep it private.'),
+        h('pre', { id: 'mcp-config' }, mcpConfig(url, masked(key))),
         h('p', {}, copyButton(mcpConfig(url, key), 'Copy MCP client config')),
         h('p', { class: 'muted' }, 'Connectors that ask for OAuth: give them ', h('code', {}, `${url}/sse`), ' and your API key as the client id.')),
     );

@@ -33,7 +33,8 @@ export class InboxesView {
     this.root.append(this.inboxPane, this.messagePane, this.detailPane);
   }
 
-  async show(place: Place): Promise<void> {
+  /** `reload`: coming back from another section, where live changes were not followed. */
+  async show(place: Place, reload = false): Promise<void> {
     this.place = place;
     this.root.dataset.depth = place.message ? 'message' : place.inbox ? 'inbox' : 'list';
     const inboxChanged = place.inbox !== this.openInbox;
@@ -44,8 +45,8 @@ export class InboxesView {
       this.messages = [];
     }
     await Promise.all([
-      this.inboxes === null || inboxChanged ? this.loadInboxes() : Promise.resolve(this.renderInboxes()),
-      inboxChanged ? this.loadMessages() : Promise.resolve(this.renderMessages()),
+      this.inboxes === null || inboxChanged || reload ? this.loadInboxes() : Promise.resolve(this.renderInboxes()),
+      inboxChanged || reload ? this.loadMessages() : Promise.resolve(this.renderMessages()),
       place.message !== this.openMessage || inboxChanged ? this.loadDetail() : Promise.resolve(),
     ]);
   }

@@ -33,7 +33,8 @@ function prepare(html: string, remoteImages: boolean): string {
 
 /** Whether the HTML would load anything remote, so the page offers "show remote images". */
 export function hasRemoteContent(html: string): boolean {
-  return /(?:src|background|href)\s*=\s*["']?\s*(?:https?:)?\/\//i.test(html) || /url\(\s*["']?\s*(?:https?:)?\/\//i.test(html);
+  return /(?:src|srcset|background|poster)\s*=\s*["']?\s*(?:https?:)?\/\//i.test(html) || /url\(\s*["']?\s*(?:https?:)?\/\//i.test(html)
+    || /<link\b[^>]*href\s*=\s*["']?\s*(?:https?:)?\/\//i.test(html);
 }
 
 export function messageFrame(html: string, remoteImages: boolean, title: string): HTMLIFrameElement {

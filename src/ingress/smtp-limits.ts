@@ -1,0 +1,92 @@
+// What bounds the SMTP ingress while it reads (DESIGN §7): DATA is read chunk by chunk against the
+// message size limit and a front-wide budget of bytes held at once, and connections are counted
+// per client IP. Past a limit the rest of DATA is drained unbuffered, so memory never follows the
+// sender's size.
+import type { SMTPServerDataStream } from 'smtp-server';
+
+/** The bytes of DATA the whole front holds at once (buffered or being delivered). */
+export class InflightBudget {
+  private used = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  take(bytes: number): boolean {
+    if (this.used + bytes > this.maxBytes) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  release(bytes: number): void {
+    this.used -= bytes;
+  }
+
+  get inUse(): number {
+    return this.used;
+  }
+}
+
+/** How a DATA read ended: the whole message, or which bound it crossed (the rest was discarded). */
+export type DataRead =
+  | { kind: 'ok'; raw: Buffer; held: number }
+  | { kind: 'too_large' }
+  | { kind: 'busy' };
+
+/**
+ * Reads DATA, holding at most `maxBytes` of it and only while the budget allows. The caller
+ * releases `held` bytes of the budget once the message is delivered.
+ */
+export function readBounded(stream: SMTPServerDataStream, maxBytes: number, budget: InflightBudget): Promise<DataRead> {
+  return new Promise((resolve, reject) => {
+    let chunks: Buffer[] | null = [];
+    let held = 0;
+    let outcome: 'too_large' | 'busy' | null = null;
+    const drop = (why: 'too_large' | 'busy') => {
+      outcome = why;
+      chunks = null;
+      budget.release(held);
+      held = 0;
+    };
+    stream.on('data', (chunk: Buffer) => {
+      if (chunks === null) return;
+      if (held + chunk.length > maxBytes) return drop('too_large');
+      if (!budget.take(chunk.length)) return drop('busy');
+      held += chunk.length;
+      chunks.push(chunk);
+    });
+    stream.on('end', () => {
+      // smtp-server counts the unstuffed bytes too; either count past the limit refuses.
+      if (outcome === null && stream.sizeExceeded) drop('too_large');
+      if (outcome !== null || chunks === null) return resolve({ kind: outcome ?? 'too_large' });
+      resolve({ kind: 'ok', raw: Buffer.concat(chunks, held), held });
+    });
+    stream.on('error', (err) => {
+      if (chunks !== null) budget.release(held);
+      chunks = null;
+      reject(err);
+    });
+  });
+}
+
+/** Open connections per client IP; a refused connection is never counted. */
+export class ConnectionsPerIp {
+  private readonly open = new Map<string, number>();
+  private readonly counted = new Set<string>();
+
+  constructor(private readonly max: number) {}
+
+  /** Counts the session in; false when its IP already has `max` connections open. */
+  admit(sessionId: string, ip: string): boolean {
+    const n = this.open.get(ip) ?? 0;
+    if (n >= this.max) return false;
+    this.open.set(ip, n + 1);
+    this.counted.add(sessionId);
+    return true;
+  }
+
+  release(sessionId: string, ip: string): void {
+    if (!this.counted.delete(sessionId)) return;
+    const n = (this.open.get(ip) ?? 1) - 1;
+    if (n <= 0) this.open.delete(ip);
+    else this.open.set(ip, n);
+  }
+}
