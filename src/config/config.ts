@@ -26,6 +26,10 @@ export interface Config {
   readonly domains: readonly string[];
   readonly mxHost: string;
   readonly dnsServers: readonly string[];
+  /** How long the SMTP answer may wait for sender authentication before it is finished after the 250. */
+  readonly authInlineMs: number;
+  /** Sender authentication gives up (temperror for what is left) after this long. */
+  readonly authTimeoutMs: number;
   readonly adminToken: string | null;
   readonly webhookAllowPrivate: boolean;
   readonly webhookCaFile: string | null;
@@ -232,6 +236,8 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     domains,
     mxHost: (env.MAILCUE_MX_HOST || DEFAULTS.mxHost).toLowerCase(),
     dnsServers: list(env, 'MAILCUE_DNS_SERVERS', []),
+    authInlineMs: int(env, 'MAILCUE_AUTH_INLINE_MS', 1_000, 0, 60_000),
+    authTimeoutMs: int(env, 'MAILCUE_AUTH_TIMEOUT_MS', 10_000, 100, 120_000),
     adminToken: env.MAILCUE_ADMIN_TOKEN || null,
     webhookAllowPrivate: bool(env, 'MAILCUE_WEBHOOK_ALLOW_PRIVATE'),
     webhookCaFile: env.MAILCUE_WEBHOOK_CA_FILE || null,
