@@ -139,6 +139,13 @@ export class AccountActor {
     this.flushTimer ??= setTimeout(() => this.flush(), CREDIT_FLUSH_MS);
   }
 
+  /** Forgets cached accounts `which` picks (their slot moved): the next load reads the store. */
+  evictWhere(which: (accountId: string) => boolean): void {
+    this.flush();
+    for (const id of [...this.cache.keys()]) if (which(id)) this.cache.delete(id);
+    for (const id of [...this.windows.keys()]) if (which(id)) this.windows.delete(id);
+  }
+
   flush(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;

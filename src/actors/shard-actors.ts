@@ -52,6 +52,11 @@ export class ShardActors {
     this.webhooks.start();
   }
 
+  /** Cluster mode: the slot-move commands (src/shard/slot-endpoint.ts). */
+  slotCommands: ((command: Extract<Command, { type: `slot.${string}` }>) => unknown) | null = null;
+  /** Cluster mode: keeps a broadcast's answer to what this shard owns (copies in flight are not listed twice). */
+  broadcastFilter: ((command: Command, result: unknown) => unknown) | null = null;
+
   dispatch(command: Command, scope: RequestScope): unknown {
     const result = this.route(command, scope);
     const kind = FEED_KINDS[command.type];
@@ -69,15 +74,21 @@ export class ShardActors {
         return this.accounts.handle(command as Extract<Command, { type: `account.${string}` }>);
       case 'inbox':
       case 'message':
+        if (this.broadcastFilter && command.type === 'inbox.list') return this.filtered(command, this.inboxes.handle(command, scope));
         return this.inboxes.handle(command as Extract<Command, { type: `inbox.${string}` | `message.${string}` }>, scope);
       case 'domain':
+        if (this.broadcastFilter && command.type === 'domain.list') return this.filtered(command, this.domains.handle(command));
         return this.domains.handle(command as Extract<Command, { type: `domain.${string}` }>);
       case 'oauth':
         return this.oauth.handle(command as Extract<Command, { type: `oauth.${string}` }>);
       case 'webhook':
+        if (this.broadcastFilter && command.type === 'webhook.list') return this.filtered(command, this.webhooks.handle(command));
         return this.webhooks.handle(command as Extract<Command, { type: `webhook.${string}` }>);
       case 'shard':
         return this.stats();
+      case 'slot':
+        if (!this.slotCommands) throw new Error('slot commands need cluster mode');
+        return this.slotCommands(command as Extract<Command, { type: `slot.${string}` }>);
       case 'feed': {
         const { accountId, since, epoch, timeoutMs } = command as Extract<Command, { type: 'feed.watch' }>;
         return this.feed.watch(accountId, since, epoch, timeoutMs, scope.signal);
@@ -85,6 +96,10 @@ export class ShardActors {
       default:
         throw new Error(`unknown command ${command.type}`);
     }
+  }
+
+  private filtered(command: Command, result: unknown): unknown {
+    return result instanceof Promise ? result.then((r) => this.broadcastFilter!(command, r)) : this.broadcastFilter!(command, result);
   }
 
   stats(): ShardStats {

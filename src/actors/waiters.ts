@@ -84,6 +84,11 @@ export class WaiterRegistry {
     for (const waiter of [...set]) if (this.remove(waiter)) waiter.settle(err);
   }
 
+  /** Fails the waiters of every inbox `which` picks (their slot moved to another shard). */
+  failWhere(which: (address: string) => boolean, err: Error): void {
+    for (const address of [...this.byInbox.keys()]) if (which(address)) this.failAll(address, err);
+  }
+
   private expire(): void {
     const current = Math.floor(this.now() / TICK_MS);
     for (let tick = this.lastTick; tick <= current; tick++) {

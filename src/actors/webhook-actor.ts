@@ -138,6 +138,12 @@ export class WebhookActor {
     }
   }
 
+  /** Webhooks and outbox entries arrived with a slot: index them again and send what is due. */
+  reload(): void {
+    this.watched = null;
+    this.schedule(0);
+  }
+
   /** Starts (or resumes after a restart) sending whatever the outbox holds. */
   start(): void {
     this.schedule(0);

@@ -3,17 +3,18 @@
 import path from 'node:path';
 import type { Config, ShardAddress } from '../config/config.js';
 import { Cluster } from '../rpc/cluster.js';
+import { loadTls } from '../rpc/tls.js';
 import * as accounts from '../services/accounts.js';
 import type { Args } from './args.js';
 
 function shardMap(config: Config): ShardAddress[] {
   if (config.shards.length > 0) return [...config.shards];
-  return Array.from({ length: config.shardCount }, (_, id) => ({ id, target: `unix:${path.join(config.dataDir, `shard-${id}.sock`)}` }));
+  return Array.from({ length: config.shardCount }, (_, id) => ({ id, target: `unix:${path.join(config.dataDir, `shard-${id}.sock`)}`, bySlot: true }));
 }
 
 export async function runAdmin(config: Config, args: Args): Promise<number> {
   const [action, ...rest] = args.positionals;
-  const cluster = new Cluster(shardMap(config));
+  const cluster = new Cluster(shardMap(config), undefined, loadTls(config));
   try {
     await cluster.waitForReady(5000).catch(() => {
       throw new Error('cannot reach the shards: is `mailcue serve` running with the same MAILCUE_DATA_DIR (or MAILCUE_SHARDS)?');

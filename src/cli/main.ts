@@ -32,11 +32,14 @@ function runServer(command: ServerCommand): () => Promise<void> {
 function registerServer(program: Command): void {
   program.command('serve').description('run the service: front tier + MAILCUE_SHARD_COUNT shard threads (configured by MAILCUE_* env)')
     .action(runServer('serve'));
-  program.command('shard').description('run one shard process of a cluster')
-    .requiredOption('--id <k>', 'shard number').requiredOption('--listen <host:port>', 'gRPC listen address').option('--data <dir>', 'data directory')
+  program.command('shard').description('run one shard process of a cluster (with MAILCUE_ETCD_ENDPOINTS it joins through etcd)')
+    .requiredOption('--id <k>', 'shard number, or the member name in an etcd cluster (e.g. the pod name)').requiredOption('--listen <host:port>', 'gRPC listen address')
+    .option('--advertise <host:port>', 'address other cluster processes dial (etcd cluster; default --listen)')
+    .option('--data <dir>', 'data directory')
+    .option('--insecure', 'allow a non-loopback listen address without MAILCUE_TLS_* (plaintext gRPC)')
     .action(runServer('shard'));
   program.command('front').description('run a front process (REST, MCP, SMTP) of a cluster')
-    .option('--shards <map>', 'shard map, e.g. 0=HOST:PORT,1=HOST:PORT (default MAILCUE_SHARDS)')
+    .option('--shards <map>', 'shard map, e.g. 0=HOST:PORT,1=HOST:PORT (default MAILCUE_SHARDS; not needed with MAILCUE_ETCD_ENDPOINTS)')
     .action(runServer('front'));
   const admin = program.command('admin').description('administer accounts over gRPC to the running shards');
   admin.command('create-account').description('create an account and print its API key (shown once)')
@@ -45,6 +48,12 @@ function registerServer(program: Command): void {
   admin.command('set-plan').description("change an account's plan").argument('<account_id>').argument('[plan]').option('--plan <plan>', 'the new plan')
     .action(runServer('admin'));
   admin.command('rotate-key').description('issue a new API key; the old one stops working').argument('<account_id>')
+    .action(runServer('admin'));
+  const cluster = admin.command('cluster').description('an etcd cluster (MAILCUE_ETCD_ENDPOINTS): members, slots, moves');
+  cluster.command('status').description('members, slots per member, moves in progress (--json: one document)')
+    .action(runServer('admin'));
+  cluster.command('drain').description("move a member's slots away so it can stop; waits until it holds none").argument('<member_id>')
+    .option('--no-wait', 'return once the drain is requested')
     .action(runServer('admin'));
 }
 

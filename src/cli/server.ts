@@ -35,6 +35,12 @@ async function serve(config: Config): Promise<void> {
 }
 
 async function shard(config: Config, flags: Map<string, string>): Promise<void> {
+  if (config.etcdEndpoints.length > 0) {
+    const { clusterShard } = await import('./cluster-cli.js');
+    const member = await clusterShard(config, flags);
+    onSignals(() => member.stop());
+    return;
+  }
   const id = Number(flags.get('id'));
   const listen = flags.get('listen');
   if (!Number.isInteger(id) || id < 0 || !listen) throw new ConfigError('mailcue shard needs --id K and --listen HOST:PORT');
@@ -42,12 +48,23 @@ async function shard(config: Config, flags: Map<string, string>): Promise<void> 
   const log = createLogger(config.logLevel, `shard-${id}`);
   prepareDataDir(dataDir);
   const { startShardHost } = await import('../shard/shard-host.js');
+  const { assertListenAllowed, loadTls } = await import('../rpc/tls.js');
+  const tls = loadTls(config);
+  assertListenAllowed(listen, tls, flags.has('insecure'));
   const masterKey = resolveMasterKey(config.masterKey, path.dirname(dataDir));
-  const host = await startShardHost({ id, config, listen, dataDir, masterKey, log });
+  const host = await startShardHost({ id, config, listen, dataDir, masterKey, log, tls });
   onSignals(() => host.stop());
 }
 
 async function front(config: Config, flags: Map<string, string>): Promise<void> {
+  if (config.etcdEndpoints.length > 0 && !flags.has('shards')) {
+    const log = createLogger(config.logLevel, 'front');
+    const { clusterPlacement } = await import('./cluster-cli.js');
+    const { startFront } = await import('../front/front-server.js');
+    const f = await startFront(config, await clusterPlacement(config, log), log);
+    onSignals(() => f.stop());
+    return;
+  }
   const raw = flags.get('shards');
   const shards = raw ? parseShardMap(raw, '--shards') : config.shards;
   if (shards.length === 0) throw new ConfigError('mailcue front needs --shards or MAILCUE_SHARDS');
@@ -71,6 +88,10 @@ export async function runServerCommand(command: 'serve' | 'shard' | 'front' | 'a
       await front(config, args.flags);
       return 0;
     case 'admin':
+      if (args.positionals[0] === 'cluster') {
+        const { runClusterAdmin } = await import('./cluster-cli.js');
+        return runClusterAdmin(config, args);
+      }
       return runAdmin(config, args);
   }
 }

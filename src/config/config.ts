@@ -9,6 +9,8 @@ export interface ShardAddress {
   readonly id: number;
   /** grpc-js target: "unix:/path/sock" or "host:port". */
   readonly target: string;
+  /** Embedded worker shards route by slot (DESIGN.md §8); a static MAILCUE_SHARDS map keeps its hash ring. */
+  readonly bySlot?: boolean;
 }
 
 export interface Config {
@@ -46,6 +48,22 @@ export interface Config {
   readonly masterKey: string | null;
   readonly logLevel: string;
   readonly poolThreads: number;
+  /** Cluster mode (DESIGN.md §8) when non-empty: etcd v3 endpoints. */
+  readonly etcdEndpoints: readonly string[];
+  /** Every etcd key of this cluster lives under it; ends with "/". */
+  readonly etcdPrefix: string;
+  /** TTL of a shard's membership lease, in seconds. */
+  readonly leaseTtlS: number;
+  /** PEM files for mutual TLS between cluster processes; all three or none. */
+  readonly tls: TlsFiles | null;
+  /** Name checked against the shards' certificates instead of the dialled host (one shared certificate). */
+  readonly tlsServerName: string | null;
+}
+
+export interface TlsFiles {
+  readonly ca: string;
+  readonly cert: string;
+  readonly key: string;
 }
 
 /** Every default in one place; the environment (or MAILCUE_CONFIG) overrides any of them. */
@@ -153,6 +171,20 @@ function plansFrom(env: Env): Record<PlanName, Plan> {
   return plans;
 }
 
+function tlsFiles(env: Env): TlsFiles | null {
+  const names = ['MAILCUE_TLS_CA', 'MAILCUE_TLS_CERT', 'MAILCUE_TLS_KEY'] as const;
+  const set = names.filter((n) => env[n]);
+  if (set.length === 0) return null;
+  if (set.length < 3) throw new ConfigError(`mutual TLS needs ${names.join(', ')} together; missing ${names.filter((n) => !env[n]).join(', ')}`);
+  return { ca: path.resolve(env.MAILCUE_TLS_CA!), cert: path.resolve(env.MAILCUE_TLS_CERT!), key: path.resolve(env.MAILCUE_TLS_KEY!) };
+}
+
+function etcdPrefix(env: Env): string {
+  const raw = env.MAILCUE_ETCD_PREFIX || '/mailcue/';
+  if (/\s/.test(raw)) throw new ConfigError(`MAILCUE_ETCD_PREFIX must not contain spaces, got "${raw}"`);
+  return raw.endsWith('/') ? raw : `${raw}/`;
+}
+
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
 
 /**
@@ -218,6 +250,12 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     masterKey: env.MAILCUE_MASTER_KEY || null,
     logLevel: env.MAILCUE_LOG_LEVEL || DEFAULTS.logLevel,
     poolThreads: int(env, 'MAILCUE_POOL_THREADS', DEFAULTS.poolThreads, 0, 64),
+    etcdEndpoints: list(env, 'MAILCUE_ETCD_ENDPOINTS', []),
+    etcdPrefix: etcdPrefix(env),
+    // etcd refuses leases much shorter than its election timeout; 2 s is its floor by default.
+    leaseTtlS: int(env, 'MAILCUE_LEASE_TTL_S', 5, 2, 3600),
+    tls: tlsFiles(env),
+    tlsServerName: env.MAILCUE_TLS_SERVER_NAME || null,
     ...overrides,
   };
   if (config.domains.length === 0) throw new ConfigError('MAILCUE_DOMAINS: at least one domain is required');

@@ -88,10 +88,27 @@ export type WebhookCommand =
 
 export type ShardCommand = { type: 'shard.stats' };
 
+/**
+ * Slot moves (DESIGN.md §8 "Resharding"), sent by the controller to one shard by id, unfenced.
+ * Records are {db, key, value?, del?} (src/storage/slot-data.ts); cursors are opaque here.
+ */
+export type SlotCommand =
+  /** A page of the slot's records; the first page (cursor null) also gives the oplog position it starts from. */
+  | { type: 'slot.snapshot'; slot: number; cursor: unknown; maxBytes: number }
+  /** Oplog entries of the slot after `after`. */
+  | { type: 'slot.oplog'; slot: number; after: number; maxBytes: number }
+  /** The receiving shard writes records it was sent. */
+  | { type: 'slot.apply'; slot: number; records: unknown[] }
+  /** Holds new commands of the slot and answers the oplog position once in-flight writes committed. */
+  | { type: 'slot.freeze'; slot: number }
+  /** Lets held commands go; `switched`: once this shard's map shows an epoch above `epoch`, then drops the slot's data. */
+  | { type: 'slot.release'; slot: number; switched: boolean; epoch: number };
+
 /** The account's changes on one shard after a cursor (account-feed.ts); sent to every shard. */
 export type FeedCommand = { type: 'feed.watch'; accountId: string; since: number | null; epoch: string | null; timeoutMs: number };
 
-export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand | FeedCommand;
+export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand | FeedCommand | SlotCommand;
+export type CommandType = Command['type'];
 
 /** The key a command is routed by, or null for commands that go to every shard. */
 export function routeKey(command: Command): string | null {
@@ -129,6 +146,11 @@ export function routeKey(command: Command): string | null {
     case 'inbox.list':
     case 'inbox.delete_by_domain':
     case 'shard.stats':
+    case 'slot.snapshot':
+    case 'slot.oplog':
+    case 'slot.apply':
+    case 'slot.freeze':
+    case 'slot.release':
     case 'feed.watch':
       return null;
     case 'inbox.deliver':

@@ -48,6 +48,8 @@ export const ERRORS = {
   session_conflict: { http: 409, jsonrpc: -32000 },
   invalid_request: { http: 400, jsonrpc: -32600 },
   method_not_found: { http: 404, jsonrpc: -32601 },
+  /** A shard does not own the command's slot at the command's epoch; the front re-sends it. */
+  moved: { http: 503, jsonrpc: -32603, smtp: TEMPORARY },
   // SMTP ingress bounds (DESIGN §7); the HTTP status is only what a log or a test would show.
   too_many_recipients: { http: 400, jsonrpc: null, smtp: [452, '4.5.3'] },
   too_many_connections: { http: 429, jsonrpc: null, smtp: [421, '4.7.0'] },

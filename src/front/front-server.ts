@@ -7,6 +7,8 @@ import type { Logger } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { WorkPool } from '../pool/work-pool.js';
 import { Cluster } from '../rpc/cluster.js';
+import type { Placement } from '../rpc/placement.js';
+import { loadTls } from '../rpc/tls.js';
 import type { Deps } from '../services/deps.js';
 import { healthRoutes, opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
@@ -45,9 +47,11 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
   });
 }
 
-export async function startFront(config: Config, shards: readonly ShardAddress[], log: Logger): Promise<Front> {
+export async function startFront(config: Config, shards: readonly ShardAddress[] | ((observe: (command: string, seconds: number, ok: boolean) => void) => Placement), log: Logger): Promise<Front> {
   const metrics = new Metrics();
-  const cluster = new Cluster(shards, (command, seconds, ok) => metrics.shardCall(command, seconds, ok));
+  const observe = (command: string, seconds: number, ok: boolean) => metrics.shardCall(command, seconds, ok);
+  // A static shard map, or (cluster mode) a placement that follows the slot map in etcd.
+  const cluster = typeof shards === 'function' ? new Cluster(shards(observe)) : new Cluster(shards, observe, loadTls(config));
   await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
   const pool = new WorkPool(config.poolThreads);
   const deps: Deps = { config, cluster, pool, log };
@@ -102,7 +106,7 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
     throw err;
   }
   const opsPort = uWS.us_socket_local_port(opsSocket);
-  log.info({ http_port: httpPort, smtp_port: smtp.port, ops: `${config.opsHost}:${opsPort}`, shards: shards.length }, 'mailcue front ready');
+  log.info({ http_port: httpPort, smtp_port: smtp.port, ops: `${config.opsHost}:${opsPort}`, shards: cluster.shards.length }, 'mailcue front ready');
   if (!config.adminToken) log.info('admin API off (set MAILCUE_ADMIN_TOKEN); create accounts with: npx mailcue admin create-account --plan growth');
 
   return {

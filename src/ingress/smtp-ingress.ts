@@ -59,11 +59,11 @@ export interface SmtpIngress {
   close(): Promise<void>;
 }
 
-/** Recipients grouped by the shard that owns them: one delivery (one stored copy) per shard. */
+/** Recipients grouped by the shard that owns them: one delivery (one stored copy) per shard (per slot in an etcd cluster). */
 function byShard(deps: Deps, recipients: string[]): string[][] {
-  const groups = new Map<number, string[]>();
+  const groups = new Map<number | string, string[]>();
   for (const address of recipients) {
-    const shard = deps.cluster.shardOf(address).shardId;
+    const shard = deps.cluster.deliveryGroup(address);
     const group = groups.get(shard);
     if (group) group.push(address);
     else groups.set(shard, [address]);

@@ -1,40 +1,73 @@
-// The cluster as the front tier sees it: a ring of shard clients. A command goes to the shard that
-// owns its route key, or to every shard when it has none (listings gathered across shards).
+// The cluster as the front tier sees it: a Placement of shard clients. A command goes to the shard
+// that owns its route key, or to every shard when it has none (listings gathered across shards).
+// A `moved` answer (the slot changed owner) is re-sent to the new owner once the map shows it; a
+// parked long-poll is re-sent with the same `since` and the time it has left.
 import { routeKey, type Command } from '../contract/commands.js';
 import type { ShardAddress } from '../config/config.js';
-import { Ring } from './ring.js';
-import { ShardClient, type CallOptions, type LatencyObserver } from './shard-client.js';
+import { MailcueError } from '../errors/registry.js';
+import { StaticPlacement, type Placement } from './placement.js';
+import type { CallOptions, LatencyObserver, ShardClient } from './shard-client.js';
+import type { TlsMaterial } from './tls.js';
+
+/** How often one command follows `moved` before the caller sees 503 with Retry-After. */
+const MOVED_ATTEMPTS = 5;
+/** How long to wait for the map to show the slot's new owner before trying again anyway. */
+const MOVED_WAIT_MS = 2000;
 
 export class Cluster {
-  readonly ring: Ring;
-  private readonly clients = new Map<number, ShardClient>();
+  readonly placement: Placement;
 
-  constructor(shards: readonly ShardAddress[], observe?: LatencyObserver) {
-    for (const s of shards) this.clients.set(s.id, new ShardClient(s.id, s.target, observe));
-    this.ring = new Ring(this.clients.keys());
+  constructor(shards: readonly ShardAddress[] | Placement, observe?: LatencyObserver, tls: TlsMaterial | null = null) {
+    this.placement = Array.isArray(shards) ? new StaticPlacement(shards, observe, tls) : (shards as Placement);
   }
 
   shardOf(key: string): ShardClient {
-    return this.clients.get(this.ring.shardFor(key))!;
+    return this.placement.route(key).client;
   }
 
-  call<T>(command: Command, options?: CallOptions): Promise<T> {
+  /**
+   * Keys that one command may carry together: the same shard, or in an etcd cluster the same slot,
+   * since a slot moves (and is fenced) on its own.
+   */
+  deliveryGroup(key: string): number | string {
+    const route = this.placement.route(key);
+    return route.epoch ? `slot ${route.slot}` : route.client.shardId;
+  }
+
+  call<T>(command: Command, options: CallOptions = {}): Promise<T> {
     const key = routeKey(command);
     if (key === null) throw new Error(`${command.type} goes to every shard; use broadcast()`);
-    return this.shardOf(key).call<T>(command, options);
+    return this.send<T>(key, command, options, 1, Date.now());
+  }
+
+  private send<T>(key: string, command: Command, options: CallOptions, attempt: number, started: number): Promise<T> {
+    let route;
+    try {
+      route = this.placement.route(key);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const { slot, epoch } = route;
+    return route.client.call<T>(command, { ...options, slot, epoch }).catch(async (err: unknown) => {
+      if (!(err instanceof MailcueError) || err.code !== 'moved' || options.signal?.aborted) throw err;
+      if (attempt >= MOVED_ATTEMPTS) throw new MailcueError('unavailable', 'The inbox is moving between shards; retry in a second', { retry_after_s: 1 });
+      await this.placement.changed(slot, epoch, MOVED_WAIT_MS);
+      return this.send<T>(key, remaining(command, started), remainingOptions(options, started), attempt + 1, started);
+    });
   }
 
   broadcast<T>(command: Command, options?: CallOptions): Promise<T[]> {
-    return Promise.all([...this.clients.values()].map((c) => c.call<T>(command, options)));
+    return Promise.all(this.placement.clients().map((c) => c.call<T>(command, options)));
   }
 
   async waitForReady(timeoutMs: number): Promise<void> {
-    await Promise.all([...this.clients.values()].map((c) => c.waitForReady(timeoutMs)));
+    await Promise.all(this.placement.clients().map((c) => c.waitForReady(timeoutMs)));
   }
 
   async healthy(): Promise<boolean> {
-    const checks = await Promise.all([...this.clients.values()].map((c) => c.check()));
-    return checks.every(Boolean);
+    if (!this.placement.complete()) return false;
+    const checks = await Promise.all(this.placement.clients().map((c) => c.check()));
+    return checks.length > 0 && checks.every(Boolean);
   }
 
   /**
@@ -42,18 +75,29 @@ export class Cluster {
    * resolves once their answers are back or `timeoutMs` passes.
    */
   async drainWaits(timeoutMs: number): Promise<void> {
-    for (const c of this.clients.values()) c.cancelWaits();
+    for (const c of this.placement.clients()) c.cancelWaits();
     const end = Date.now() + timeoutMs;
-    while (Date.now() < end && [...this.clients.values()].some((c) => c.waitsInFlight > 0)) {
+    while (Date.now() < end && this.placement.clients().some((c) => c.waitsInFlight > 0)) {
       await new Promise((r) => setTimeout(r, 10));
     }
   }
 
   get shards(): ShardClient[] {
-    return [...this.clients.values()];
+    return this.placement.clients();
   }
 
   close(): void {
-    for (const c of this.clients.values()) c.close();
+    this.placement.close();
   }
+}
+
+/** A long-poll re-sent after `moved` waits only for the time it had left, with the same `since`. */
+function remaining(command: Command, started: number): Command {
+  if (command.type !== 'message.wait') return command;
+  return { ...command, timeoutMs: Math.max(0, command.timeoutMs - (Date.now() - started)) };
+}
+
+function remainingOptions(options: CallOptions, started: number): CallOptions {
+  if (options.timeoutMs === undefined) return options;
+  return { ...options, timeoutMs: Math.max(1, options.timeoutMs - (Date.now() - started)) };
 }

@@ -54,6 +54,9 @@ export interface Envelope {
   cancel: boolean;
   /** Set on every part of a chunked command but the last; absent on the common, whole one. */
   more?: boolean;
+  /** Fencing (DESIGN.md §8): the slot and the epoch the sender routed by; epoch 0 is unfenced. */
+  slot?: number;
+  epoch?: number;
 }
 
 export interface EnvelopeBatch {

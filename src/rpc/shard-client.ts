@@ -5,6 +5,7 @@
 import type { Command } from '../contract/commands.js';
 import { MailcueError, isErrorCode, type ErrorDetails } from '../errors/registry.js';
 import type { CancelSignal } from '../util/cancel.js';
+import { channelCredentials, channelOptions, type TlsMaterial } from './tls.js';
 import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 export interface CallOptions {
@@ -12,6 +13,9 @@ export interface CallOptions {
   signal?: CancelSignal;
   /** Defaults to DEFAULT_CALL_TIMEOUT_MS; long-polls pass their own wait plus a margin. */
   timeoutMs?: number;
+  /** The slot and epoch the command was routed by (cluster mode); the shard fences on them. */
+  slot?: number;
+  epoch?: number;
 }
 
 interface Pending {
@@ -23,6 +27,9 @@ interface Pending {
   started: number;
   /** The packed command of a read, kept to send it again if its stream breaks; null otherwise. */
   resend: Uint8Array | null;
+  /** Fencing of the command (cluster mode), sent again with it. */
+  slot: number;
+  epoch: number;
 }
 
 /**
@@ -71,9 +78,10 @@ export class ShardClient {
   private turn = 0;
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(readonly shardId: number, readonly target: string, private readonly observe?: LatencyObserver) {
-    this.client = new ShardService(target, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
-    this.health = new HealthService(target, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+  constructor(readonly shardId: number | string, readonly target: string, private readonly observe?: LatencyObserver, tls: TlsMaterial | null = null) {
+    const options = { ...CHANNEL_OPTIONS, ...channelOptions(tls) };
+    this.client = new ShardService(target, channelCredentials(tls), options);
+    this.health = new HealthService(target, channelCredentials(tls), options);
     this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
   }
@@ -129,7 +137,7 @@ export class ShardClient {
       if (p.resend) {
         replacement ??= this.stream();
         p.stream = replacement;
-        this.send(replacement, id, p.deadline, p.resend);
+        this.send(replacement, id, p.deadline, p.resend, p.slot, p.epoch);
         p.resend = null;
         continue;
       }
@@ -139,14 +147,14 @@ export class ShardClient {
   }
 
   /** Queues a packed command: whole in the common case, in parts of CHUNK_BYTES when larger. */
-  private send(stream: Stream, id: number, deadline: number, packed: Uint8Array): void {
+  private send(stream: Stream, id: number, deadline: number, packed: Uint8Array, slot: number, epoch: number): void {
     if (packed.length <= CHUNK_BYTES) {
-      stream.out.push({ id, deadline_ms: deadline, command: packed, cancel: false }, packed.length);
+      stream.out.push({ id, deadline_ms: deadline, command: packed, cancel: false, slot, epoch }, packed.length);
       return;
     }
     const parts = chunksOf(packed);
     for (let i = 0; i < parts.length; i++) {
-      stream.out.push({ id, deadline_ms: deadline, command: parts[i]!, cancel: false, more: i < parts.length - 1 }, parts[i]!.length);
+      stream.out.push({ id, deadline_ms: deadline, command: parts[i]!, cancel: false, more: i < parts.length - 1, slot, epoch }, parts[i]!.length);
     }
   }
 
@@ -158,10 +166,12 @@ export class ShardClient {
     const stream = this.stream();
     const type = command.type;
     const packed = codec.pack(command);
-    this.send(stream, id, deadline, packed);
+    const slot = options.slot ?? 0;
+    const epoch = options.epoch ?? 0;
+    this.send(stream, id, deadline, packed, slot, epoch);
     const resend = IDEMPOTENT.has(type) ? packed : null;
     const promise = new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, stream, deadline, command: type, started: performance.now(), resend });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, stream, deadline, command: type, started: performance.now(), resend, slot, epoch });
     });
     if (signal) signal.addEventListener('abort', cancelOnAbort(this, id));
     return promise;

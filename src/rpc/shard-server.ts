@@ -7,6 +7,7 @@ import type { CommandDispatcher } from '../contract/results.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
+import { serverCredentials, type TlsMaterial } from './tls.js';
 import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 const EMPTY = new Uint8Array(0);
@@ -15,6 +16,24 @@ function errorReply(id: number, err: unknown, log: Logger): Reply {
   if (!(err instanceof MailcueError)) log.error({ err }, 'actor failure');
   const e = asMailcueError(err);
   return { id, result: EMPTY, error: { code: e.code, message: e.message, details: e.details ? codec.pack(e.details) : EMPTY } };
+}
+
+/** Cluster fencing: may this shard run a command routed by (slot, epoch)? See src/cluster/slot-guard.ts. */
+export interface Fence {
+  admit(slot: number, epoch: number): null | MailcueError | Promise<void>;
+}
+
+const FENCE_ATTEMPTS = 3;
+
+/** Runs `go` once the fence admits (slot, epoch); a slot changing owner waits, a stale epoch is refused `moved`. */
+function fenced(fence: Fence, slot: number, epoch: number, cancel: Cancellation, attempt: number, go: () => void, refuse: (err: MailcueError) => void): void {
+  const verdict = fence.admit(slot, epoch);
+  if (verdict === null) go();
+  else if (verdict instanceof MailcueError) refuse(verdict);
+  else if (attempt >= FENCE_ATTEMPTS) refuse(new MailcueError('moved', `Slot ${slot} is changing owner`, { slot, retry_after_s: 1 }));
+  else void verdict.then(() => {
+    if (!cancel.aborted) fenced(fence, slot, epoch, cancel, attempt + 1, go, refuse);
+  });
 }
 
 function run(actors: CommandDispatcher, id: number, deadline: number, command: Uint8Array, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
@@ -40,7 +59,7 @@ function run(actors: CommandDispatcher, id: number, deadline: number, command: U
   }
 }
 
-export function createShardServer(actors: CommandDispatcher, log: Logger): grpc.Server {
+export function createShardServer(actors: CommandDispatcher, log: Logger, fence?: Fence): grpc.Server {
   const server = new grpc.Server(CHANNEL_OPTIONS);
   server.addService(ShardService.service, {
     Mailbox(call: grpc.ServerDuplexStream<EnvelopeBatch, ReplyBatch>) {
@@ -82,7 +101,13 @@ export function createShardServer(actors: CommandDispatcher, log: Logger): grpc.
           }
           const cancel = new Cancellation();
           inFlight.set(env.id, cancel);
-          run(actors, env.id, env.deadline_ms, command, cancel, log, settle);
+          if (fence && env.epoch) {
+            const { id, deadline_ms } = env;
+            const whole = command;
+            fenced(fence, env.slot ?? 0, env.epoch, cancel, 0, () => run(actors, id, deadline_ms, whole, cancel, log, settle), (err) => settle(errorReply(id, err, log)));
+          } else {
+            run(actors, env.id, env.deadline_ms, command, cancel, log, settle);
+          }
         }
       });
       call.on('end', () => {
@@ -101,8 +126,8 @@ export function createShardServer(actors: CommandDispatcher, log: Logger): grpc.
   return server;
 }
 
-export function bindServer(server: grpc.Server, target: string): Promise<number> {
+export function bindServer(server: grpc.Server, target: string, tls: TlsMaterial | null = null): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(target, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
+    server.bindAsync(target, serverCredentials(tls), (err, port) => (err ? reject(err) : resolve(port)));
   });
 }

@@ -5,6 +5,10 @@ import { ShardActors } from '../actors/shard-actors.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../obs/logger.js';
 import { bindServer, createShardServer } from '../rpc/shard-server.js';
+import type { TlsMaterial } from '../rpc/tls.js';
+import type { SlotGuard } from '../cluster/slot-guard.js';
+import { slotOf } from '../cluster/slots.js';
+import { MailcueError } from '../errors/registry.js';
 
 export interface ShardHostOptions {
   id: number;
@@ -15,6 +19,10 @@ export interface ShardHostOptions {
   dataDir: string;
   masterKey: string;
   log: Logger;
+  /** Mutual TLS for a cluster shard; embedded shards on unix sockets have none. */
+  tls?: TlsMaterial | null;
+  /** Cluster mode: fences commands by slot and epoch (DESIGN.md §8). */
+  guard?: SlotGuard;
 }
 
 export interface ShardHost {
@@ -29,8 +37,12 @@ export function shardDataDir(root: string, id: number): string {
 
 export async function startShardHost(options: ShardHostOptions): Promise<ShardHost> {
   const actors = new ShardActors(options.id, options.config, options.dataDir, options.masterKey);
-  const server = createShardServer(actors, options.log);
-  const port = await bindServer(server, options.listen);
+  const server = createShardServer(actors, options.log, options.guard);
+  // A parked long-poll on a slot that moved away answers `moved`: the front re-parks it on the new owner.
+  options.guard?.onLost((slots) => {
+    actors.ctx.waiters.failWhere((address) => slots.has(slotOf(address)), new MailcueError('moved', 'The inbox moved to another shard', { retry_after_s: 1 }));
+  });
+  const port = await bindServer(server, options.listen, options.tls ?? null);
   options.log.info({ shard: options.id, listen: options.listen }, 'shard serving');
   return {
     port,

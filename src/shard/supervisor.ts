@@ -5,6 +5,8 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Config, ShardAddress } from '../config/config.js';
 import type { Logger } from '../obs/logger.js';
+import { staticSlotOwners } from '../cluster/static-slots.js';
+import { relocateToSlots } from '../storage/relocate.js';
 import { shardDataDir } from './shard-host.js';
 
 export interface EmbeddedShards {
@@ -18,6 +20,9 @@ export async function startEmbeddedShards(config: Config, masterKey: string, log
   const workers: Worker[] = [];
   const shards: ShardAddress[] = [];
   let stopping = false;
+  // Before any shard serves: records of an older layout (or another shard count) go to their slot's shard.
+  const relocated = await relocateToSlots(config.dataDir, config.shardCount, staticSlotOwners(config.shardCount), (id) => shardDataDir(config.dataDir, id));
+  if (relocated) log.info({ moved: relocated.moved, from: relocated.from, shards: config.shardCount }, 'data dir laid out by slot');
   await Promise.all(
     Array.from({ length: config.shardCount }, (_, id) => {
       const socket = path.join(config.dataDir, `shard-${id}.sock`);
@@ -26,7 +31,7 @@ export async function startEmbeddedShards(config: Config, masterKey: string, log
         workerData: { id, config, listen: `unix:${socket}`, dataDir: shardDataDir(config.dataDir, id), masterKey },
       });
       workers.push(worker);
-      shards.push({ id, target: `unix:${socket}` });
+      shards.push({ id, target: `unix:${socket}`, bySlot: true });
       worker.on('exit', (code) => {
         if (stopping) return;
         // A shard is the single writer of its data; running without it would refuse its keys.

@@ -7,7 +7,9 @@ import { mkdirSync } from 'node:fs';
 import { AccountStore } from './account-store.js';
 import { DomainStore } from './domain-store.js';
 import { InboxStore } from './inbox-store.js';
+import { registerOplog } from './keys.js';
 import { MessageStore } from './message-store.js';
+import { Oplog } from './oplog.js';
 import { OutboxStore } from './outbox-store.js';
 import { TokenStore } from './token-store.js';
 import { WebhookStore } from './webhook-store.js';
@@ -20,6 +22,8 @@ export interface ShardStore {
   readonly domains: DomainStore;
   readonly webhooks: WebhookStore;
   readonly outbox: OutboxStore;
+  /** Every write of a slot-bound record is logged here too, in the same transaction (DESIGN.md §8). */
+  readonly oplog: Oplog;
   transaction<T>(work: () => T): Promise<T>;
   close(): Promise<void>;
 }
@@ -27,6 +31,8 @@ export interface ShardStore {
 export function openShardStore(dir: string): ShardStore {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const root = open({ path: dir, maxDbs: 32, mapSize: 2 ** 34, compression: false });
+  // Before any store opens its databases: openDb() hooks each slot-bound one to the oplog.
+  const oplog = registerOplog(root, new Oplog(root));
   return {
     accounts: new AccountStore(root),
     tokens: new TokenStore(root),
@@ -35,7 +41,11 @@ export function openShardStore(dir: string): ShardStore {
     domains: new DomainStore(root),
     webhooks: new WebhookStore(root),
     outbox: new OutboxStore(root),
+    oplog,
     transaction: (work) => root.transaction(work),
-    close: () => root.close(),
+    close: () => {
+      oplog.close();
+      return root.close();
+    },
   };
 }

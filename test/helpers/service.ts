@@ -46,7 +46,7 @@ export interface Service {
   cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
-function launch(args: string[], env: Record<string, string>): ChildProcess {
+export function launch(args: string[], env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const tail: string[] = [];
   const keep = (b: Buffer) => {
@@ -59,7 +59,7 @@ function launch(args: string[], env: Record<string, string>): ChildProcess {
   return child;
 }
 
-async function waitReady(baseUrl: string, children: ChildProcess[], timeoutMs = 30_000): Promise<void> {
+export async function waitReady(baseUrl: string, children: ChildProcess[], timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     for (const c of children) {
@@ -76,7 +76,7 @@ async function waitReady(baseUrl: string, children: ChildProcess[], timeoutMs = 
   throw new Error(`service not ready after ${timeoutMs} ms: ${children.map((c) => (c as ChildProcess & { tail: string[] }).tail.join('')).join('\n')}`);
 }
 
-async function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+export async function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
@@ -97,6 +97,8 @@ export interface StartOptions {
   /** Cluster mode: how many front processes (default 1); their URLs are in `frontUrls`. */
   fronts?: number;
   dataDir?: string;
+  /** Cluster mode through etcd (DESIGN.md §8): shards register there as shard-0…, fronts follow the slot map. */
+  etcd?: string;
 }
 
 export async function startService(options: StartOptions = {}): Promise<Service> {
@@ -128,7 +130,17 @@ export async function startService(options: StartOptions = {}): Promise<Service>
 
   const boot = async () => {
     processes.length = 0;
-    if (options.clusterShards) {
+    if (options.clusterShards && options.etcd) {
+      env.MAILCUE_ETCD_ENDPOINTS = options.etcd;
+      env.MAILCUE_ETCD_PREFIX ??= `/${path.basename(dataDir)}/`;
+      env.MAILCUE_LEASE_TTL_S ??= '2';
+      env.MAILCUE_MASTER_KEY ??= 'a'.repeat(64);
+      for (const [id, port] of shardPorts.entries()) {
+        processes.push(launch(['shard', '--id', `shard-${id}`, '--listen', `127.0.0.1:${port}`, '--data', path.join(dataDir, `shard-${id}`)], env));
+      }
+      processes.push(launch(['front'], env));
+      for (const f of extraFronts) processes.push(launch(['front'], { ...env, MAILCUE_HTTP_PORT: String(f.http), MAILCUE_SMTP_PORT: String(f.smtp), MAILCUE_OPS_PORT: String(f.ops) }));
+    } else if (options.clusterShards) {
       for (const [id, port] of shardPorts.entries()) {
         processes.push(launch(['shard', '--id', String(id), '--listen', `127.0.0.1:${port}`, '--data', path.join(dataDir, `shard-${id}`)], env));
       }

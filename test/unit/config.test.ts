@@ -32,3 +32,15 @@ test('config - a config file mirrors the variables and the environment wins', (t
   t.is(c.smtpPort, 2700);
   t.deepEqual(c.domains, ['a.test', 'b.test']);
 });
+
+test('config - cluster settings: etcd endpoints and prefix, lease TTL, TLS files all or none', (t) => {
+  const c = loadConfig({ MAILCUE_ETCD_ENDPOINTS: 'http://a:2379, http://b:2379', MAILCUE_ETCD_PREFIX: '/prod', MAILCUE_LEASE_TTL_S: '7' });
+  t.deepEqual(c.etcdEndpoints, ['http://a:2379', 'http://b:2379']);
+  t.is(c.etcdPrefix, '/prod/');
+  t.is(c.leaseTtlS, 7);
+  t.is(loadConfig({}).etcdPrefix, '/mailcue/');
+  t.is(loadConfig({}).leaseTtlS, 5);
+  t.is(loadConfig({}).tls, null);
+  t.throws(() => loadConfig({ MAILCUE_LEASE_TTL_S: '1' }), { message: /MAILCUE_LEASE_TTL_S/ });
+  t.throws(() => loadConfig({ MAILCUE_TLS_CA: 'ca.pem' }), { message: /missing MAILCUE_TLS_CERT, MAILCUE_TLS_KEY/ });
+});

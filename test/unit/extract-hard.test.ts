@@ -82,6 +82,12 @@ const cases: [string, Input, string | null, string | null][] = [
   ['a conditional negation before the only link is a safety exit', { subject: 'Password changed', text: 'Your password was changed. If you did not do this, reset it now: https://code.example/password_reset/Hk29dLq8ZpW3xNc7' }, null, null],
   ['Japanese 本登録 names its object itself', { subject: '【Acme】本登録のご案内', text: 'Acmeをご利用いただきありがとうございます。\n以下のURLをクリックして本登録を完了してください。\nhttps://acme.example.jp/r/Hk29dLq8ZpW3xNc7\n※URLの有効期限は24時間です。' }, null, 'https://acme.example.jp/r/Hk29dLq8ZpW3xNc7'],
   ['Korean 활성화 button', { subject: '[Acme] 계정 활성화', html: '<p>아래 버튼을 눌러 활성화를 완료하세요.</p><a href="https://acme.example.kr/a/Hk29dLq8ZpW3xNc7">활성화하기</a>' }, null, 'https://acme.example.kr/a/Hk29dLq8ZpW3xNc7'],
+  ['text open url to confirm', { subject: 'Welcome to Acme', text: 'Hi Ana,\n\nOpen https://acme.example/w/Hk29dLq8ZpW3xNc7 to confirm your account.\n\nAcme' }, null, 'https://acme.example/w/Hk29dLq8ZpW3xNc7'],
+  ['html click here to verify', { subject: 'Welcome to Acme', html: '<p>Click <a href="https://acme.example/w/Hk29dLq8ZpW3xNc7">here</a> to verify your email address.</p>' }, null, 'https://acme.example/w/Hk29dLq8ZpW3xNc7'],
+  ['html here if not you', { subject: 'New sign-in', html: '<p>Click <a href="https://acme.example/s/Hk29dLq8ZpW3xNc7">here</a> if this wasn\'t you.</p>' }, null, null],
+  ['text visit url to unsubscribe', { subject: 'News', text: 'Visit https://acme.example/u/Hk29dLq8ZpW3xNc7 to unsubscribe from this list.' }, null, null],
+  ['a safety exit the HTML refuses stays refused in the text part', { subject: 'New sign-in', html: '<p>New sign-in from Firefox.</p><p>Not you? <a href="https://acme.example/secure/Hk29dLq8ZpW3xNc7">Lock my account</a></p>', text: 'New sign-in from Firefox.\n\nPlease confirm your account:\nhttps://acme.example/secure/Hk29dLq8ZpW3xNc7\n' }, null, null],
+  ['an image button without alt: the text part names the link', { subject: 'Welcome', html: '<p>Welcome to Acme.</p><a href="https://acme.example/v/Hk29dLq8ZpW3xNc7"><img src="https://acme.example/btn.png"></a>', text: 'Welcome to Acme.\n\nVerify your email address:\nhttps://acme.example/v/Hk29dLq8ZpW3xNc7\n' }, null, 'https://acme.example/v/Hk29dLq8ZpW3xNc7'],
 ];
 
 for (const [name, input, otp, verification_link] of cases) {
@@ -115,6 +121,8 @@ const codes: [string, Input, string | null][] = [
   ['cs code', { subject: 'Ověřovací kód', text: 'Váš ověřovací kód je 582913. Číslo zákazníka 771203.' }, '582913'],
   ['hu code', { subject: 'Megerősítő kód', text: 'A megerősítő kódod: 582913. Ügyfélszám: 771203.' }, '582913'],
   ['ar code digits', { subject: 'رمز التحقق', text: 'رمز التحقق: 582913\nرقم العميل: 771203' }, '582913'],
+  ['zoom far passcode', { subject: 'Invitation: Weekly sync @ Mon 10:00', text: 'Ana is inviting you to a scheduled Zoom meeting.\n\nJoin Zoom Meeting\nhttps://zoom.example/j/84512345678?pwd=Ab12\n\nMeeting ID: 845 1234 5678\n\nOne tap mobile\n+16465588656,,84512345678# US\n\nPasscode: 482913\n' }, null],
+  ['verification code mentioning meeting', { subject: 'Your verification code', text: 'Before your meeting with our advisor, verify your email.\nVerification code: 482913' }, '482913'],
 ];
 
 for (const [name, input, otp] of codes) {

@@ -29,6 +29,9 @@ export function sendRestError(ex: Exchange, thrown: unknown, log: Logger): void 
     if (typeof d.limit === 'number') {
       headers.push(['RateLimit-Limit', String(d.limit)], ['RateLimit-Remaining', '0'], ['RateLimit-Reset', String(d.reset_s ?? d.retry_after_s)]);
     }
+  } else if (err.spec.http === 503) {
+    // A shard restarting or a slot changing owner: worth retrying in a second.
+    headers.push(['Retry-After', '1']);
   }
   ex.sendJson(err.spec.http, restErrorBody(err), headers);
 }

@@ -1,0 +1,109 @@
+// The cluster side of the CLI (MAILCUE_ETCD_ENDPOINTS set): `mailcue shard` joins as a member,
+// `mailcue front` routes by the slot map, `mailcue admin cluster status|drain` read and mark etcd.
+import path from 'node:path';
+import { requestDrain } from '../cluster/drain.js';
+import { connectEtcd, type EtcdHandle } from '../cluster/etcd.js';
+import { MEMBER_ID } from '../cluster/members.js';
+import { SlotView } from '../cluster/slot-view.js';
+import { formatClusterStatus, readClusterStatus } from '../cluster/status.js';
+import { ConfigError, type Config } from '../config/config.js';
+import type { Logger } from '../obs/logger.js';
+import { SlotPlacement } from '../rpc/placement.js';
+import type { LatencyObserver } from '../rpc/shard-client.js';
+import { assertListenAllowed, loadTls, type TlsMaterial } from '../rpc/tls.js';
+import { resolveMasterKey } from '../security/sealer.js';
+import type { Args } from './args.js';
+
+/** One copy of every slot until replication arrives (issue 15). */
+const REPLICAS = 1;
+const DRAIN_POLL_MS = 500;
+
+function etcdFor(config: Config, tls: TlsMaterial | null): EtcdHandle {
+  return connectEtcd({ endpoints: config.etcdEndpoints, prefix: config.etcdPrefix, tls });
+}
+
+export async function clusterShard(config: Config, flags: Map<string, string>) {
+  const id = flags.get('id') ?? '';
+  const listen = flags.get('listen');
+  if (!MEMBER_ID.test(id) || !listen) throw new ConfigError('mailcue shard needs --id NAME (letters, digits, "_", "." or "-") and --listen HOST:PORT');
+  const tls = loadTls(config);
+  assertListenAllowed(listen, tls, flags.has('insecure'));
+  // Slots move between shards with their sealed API keys: every shard must open them.
+  if (!config.masterKey) throw new ConfigError('a cluster shard needs MAILCUE_MASTER_KEY, the same on every shard (slots move between them with their sealed keys)');
+  const dataDir = path.resolve(flags.get('data') ?? path.join(config.dataDir, `shard-${id}`));
+  const { createLogger } = await import('../obs/logger.js');
+  const log = createLogger(config.logLevel, `shard-${id}`);
+  const { startClusterShard } = await import('../shard/cluster-shard.js');
+  const { GrpcSlotMover } = await import('../shard/slot-mover.js');
+  const { slotEndpoint, ownedOnly } = await import('../shard/slot-endpoint.js');
+  const masterKey = resolveMasterKey(config.masterKey, path.dirname(dataDir));
+  return startClusterShard({
+    id, config, listen, advertise: flags.get('advertise') ?? listen, dataDir, masterKey, log, tls,
+    runner(host, view, guard) {
+      host.actors.slotCommands = slotEndpoint(host.actors, guard, view, log);
+      host.actors.broadcastFilter = ownedOnly(guard);
+      return new GrpcSlotMover(view, tls);
+    },
+  });
+}
+
+/** The front's placement in cluster mode: a live SlotView; closed with the front's cluster. */
+export async function clusterPlacement(config: Config, log: Logger): Promise<(observe: LatencyObserver) => SlotPlacement> {
+  const tls = loadTls(config);
+  const etcd = etcdFor(config, tls);
+  const view = await SlotView.start(etcd.ns);
+  log.info({ members: view.members().length }, 'following the cluster slot map');
+  return (observe) => {
+    const placement = new SlotPlacement(view, observe, tls);
+    const close = placement.close.bind(placement);
+    placement.close = () => {
+      close();
+      void view.close().finally(() => etcd.close());
+    };
+    return placement;
+  };
+}
+
+/** `mailcue admin cluster status [--json]` and `mailcue admin cluster drain ID [--no-wait]`. */
+export async function runClusterAdmin(config: Config, args: Args): Promise<number> {
+  const [, action, id] = args.positionals;
+  if (config.etcdEndpoints.length === 0) {
+    console.error('mailcue admin cluster: set MAILCUE_ETCD_ENDPOINTS to the cluster\'s etcd');
+    return 2;
+  }
+  const etcd = etcdFor(config, loadTls(config));
+  try {
+    switch (action) {
+      case 'status': {
+        const status = await readClusterStatus(etcd.ns, REPLICAS);
+        console.log(args.flags.has('json') ? JSON.stringify(status) : formatClusterStatus(status));
+        return 0;
+      }
+      case 'drain': {
+        if (!id || !MEMBER_ID.test(id)) throw new ConfigError('usage: mailcue admin cluster drain MEMBER_ID [--no-wait]');
+        const before = await readClusterStatus(etcd.ns, REPLICAS);
+        if (!before.members.some((m) => m.id === id)) throw new ConfigError(`no member ${id} in the cluster`);
+        await requestDrain(etcd.ns, id);
+        if (args.flags.has('no-wait')) return 0;
+        // Until the member holds no slot: then it can stop without making any key unavailable.
+        for (;;) {
+          const s = await readClusterStatus(etcd.ns, REPLICAS);
+          const left = s.map.filter((e) => e.primary === id).length;
+          if (left === 0) break;
+          console.error(`draining ${id}: ${left} slots left`);
+          await new Promise((r) => setTimeout(r, DRAIN_POLL_MS));
+        }
+        console.log(`${id} holds no slots; it can stop now`);
+        return 0;
+      }
+      default:
+        console.error('usage: mailcue admin cluster status [--json] | drain MEMBER_ID [--no-wait]');
+        return 2;
+    }
+  } catch (err) {
+    console.error(`mailcue admin cluster: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    etcd.close();
+  }
+}

@@ -1,0 +1,215 @@
+// The controller (DESIGN.md §8): one shard at a time, chosen with etcd's election recipe. While it
+// leads it watches members and drain marks, computes the assignment, hands never-owned slots out
+// in one map transaction and runs data moves one slot at a time through the MoveRunner. Every map
+// change compares the map's revision, so a deposed controller can never overwrite its successor.
+import type { Campaign } from 'etcd3';
+import { assignPrimaries, planMoves, type Move } from './assignment.js';
+import { readDrains, DRAIN_PREFIX } from './drain.js';
+import type { Namespace } from './etcd.js';
+import { MEMBERS_PREFIX, readMembers } from './members.js';
+import { withPrimary } from './slot-map.js';
+import { SlotMapStore, type VersionedMap } from './slot-map-store.js';
+import { watchPrefix } from './watch-prefix.js';
+
+export const ELECTION_NAME = 'controller';
+export const MOVES_KEY = 'moves';
+const RETRY_MS = 1000;
+/** Move progress goes to etcd at most this often (status readers poll it). */
+const PUBLISH_INTERVAL_MS = 250;
+const SWAP_ATTEMPTS = 20;
+
+export type MoveState = 'pending' | 'copying' | 'switching' | 'done' | 'failed';
+
+export interface MoveStatus extends Move {
+  state: MoveState;
+  /** 0..1: share of the slot's snapshot and tail copied so far. */
+  progress: number;
+}
+
+/** Does the data part of one move; calls `switchOwner` (the map transaction) while writes to the slot are paused. */
+export interface MoveRunner {
+  run(move: Move, switchOwner: () => Promise<void>, progress: (fraction: number) => void): Promise<void>;
+}
+
+export interface ControllerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export class Controller {
+  private campaign: Campaign | null = null;
+  private leading = false;
+  private stopped = false;
+  private dirty = false;
+  private running: Promise<void> | null = null;
+  private watches: { close(): Promise<void> }[] = [];
+  private moves: MoveStatus[] = [];
+  /** The map as this controller last wrote it: the next switch tries that revision first. */
+  private known: VersionedMap | null = null;
+  private lastPublish = 0;
+  readonly store: SlotMapStore;
+
+  constructor(
+    private readonly ns: Namespace,
+    readonly id: string,
+    private readonly ttlS: number,
+    private readonly runner: MoveRunner,
+    private readonly log: ControllerLog,
+  ) {
+    this.store = new SlotMapStore(ns);
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  start(): void {
+    if (this.stopped) return;
+    const campaign = this.ns.election(ELECTION_NAME, this.ttlS).campaign(this.id);
+    this.campaign = campaign;
+    campaign.on('elected', () => void this.lead());
+    campaign.on('error', (err) => {
+      // Lease lost or etcd gone: step down and stand again.
+      this.log.warn({ err: String(err) }, 'controller campaign failed; standing again');
+      void this.stepDown().then(() => setTimeout(() => this.start(), RETRY_MS).unref());
+    });
+  }
+
+  private async lead(): Promise<void> {
+    if (this.stopped) return;
+    this.leading = true;
+    this.log.info({ controller: this.id }, 'elected controller');
+    const kick = () => this.schedule();
+    this.watches.push(await watchPrefix(this.ns, MEMBERS_PREFIX, kick), await watchPrefix(this.ns, DRAIN_PREFIX, kick));
+    this.schedule();
+  }
+
+  private async stepDown(): Promise<void> {
+    this.leading = false;
+    const watches = this.watches;
+    this.watches = [];
+    await Promise.all(watches.map((w) => w.close().catch(() => undefined)));
+  }
+
+  /** Runs reconcile() again after the current pass, once per burst of changes. */
+  schedule(): void {
+    this.dirty = true;
+    if (this.running || !this.leading) return;
+    this.running = (async () => {
+      while (this.dirty && this.leading && !this.stopped) {
+        this.dirty = false;
+        try {
+          await this.reconcile();
+        } catch (err) {
+          this.log.warn({ err: String(err) }, 'reconcile failed; retrying');
+          this.dirty = true;
+          await new Promise((r) => setTimeout(r, RETRY_MS));
+        }
+      }
+    })().finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async reconcile(): Promise<void> {
+    const members = await readMembers(this.ns);
+    const drains = await readDrains(this.ns);
+    const live = members.map((m) => m.id);
+    const eligible = live.filter((id) => !drains.has(id));
+    const { map, revision } = (this.known = await this.store.read());
+    const target = assignPrimaries({ map, eligible, live });
+    const moves = planMoves(map, target);
+    const fresh = moves.filter((m) => m.from === null);
+    if (fresh.length > 0) {
+      let next = map;
+      for (const m of fresh) next = withPrimary(next, m.slot, m.to);
+      const res = await this.store.swap(next, revision);
+      if (!res.ok) {
+        this.dirty = true;
+        return;
+      }
+      this.known = { map: next, revision: res.revision };
+      this.log.info({ slots: fresh.length }, 'assigned unowned slots');
+    }
+    const data = moves.filter((m) => m.from !== null);
+    this.moves = data.map((m) => ({ ...m, state: 'pending', progress: 0 }));
+    await this.publishMoves(true);
+    for (const status of this.moves) {
+      if (!this.leading || this.stopped || this.dirty) break;
+      await this.runMove(status);
+    }
+    this.moves = this.moves.filter((m) => m.state !== 'done' && m.state !== 'pending');
+    await this.publishMoves(true);
+    if (this.moves.some((m) => m.state === 'failed')) {
+      await new Promise((r) => setTimeout(r, RETRY_MS));
+      this.dirty = true;
+    }
+  }
+
+  private async runMove(status: MoveStatus): Promise<void> {
+    status.state = 'copying';
+    await this.publishMoves();
+    try {
+      await this.runner.run(status, () => this.switchOwner(status), (p) => {
+        status.progress = p;
+      });
+      status.state = 'done';
+      status.progress = 1;
+    } catch (err) {
+      status.state = 'failed';
+      this.log.warn({ err: String(err), slot: status.slot, from: status.from, to: status.to }, 'slot move failed');
+    }
+    await this.publishMoves();
+  }
+
+  /** The epoch switch: a map transaction at the revision it read, retried if another change won. */
+  private async switchOwner(move: Move): Promise<void> {
+    (move as MoveStatus).state = 'switching';
+    for (let attempt = 0; attempt < SWAP_ATTEMPTS; attempt++) {
+      if (!this.leading) throw new Error('no longer the controller');
+      const { map, revision } = attempt === 0 && this.known ? this.known : (this.known = await this.store.read());
+      if (map[move.slot]!.primary !== move.from) {
+        if (attempt === 0) continue;
+        throw new Error(`slot ${move.slot} changed owner during the move`);
+      }
+      const next = withPrimary(map, move.slot, move.to);
+      const res = await this.store.swap(next, revision);
+      if (res.ok) {
+        this.known = { map: next, revision: res.revision };
+        return;
+      }
+    }
+    throw new Error(`slot ${move.slot}: the map kept changing`);
+  }
+
+  private async publishMoves(force = false): Promise<void> {
+    if (!this.leading) return;
+    const now = Date.now();
+    if (!force && now - this.lastPublish < PUBLISH_INTERVAL_MS) return;
+    this.lastPublish = now;
+    await this.ns.put(MOVES_KEY).value(JSON.stringify(this.moves.filter((m) => m.state !== 'done')));
+  }
+
+  /** Waits for the reconcile in progress, if any (tests, graceful stop). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.stepDown();
+    const campaign = this.campaign;
+    this.campaign = null;
+    await this.idle().catch(() => undefined);
+    if (campaign) await campaign.resign().catch(() => undefined);
+  }
+}
+
+export async function readController(ns: Namespace): Promise<string | null> {
+  return (await ns.election(ELECTION_NAME).leader()) ?? null;
+}
+
+export async function readMoves(ns: Namespace): Promise<MoveStatus[]> {
+  const raw = await ns.get(MOVES_KEY).string();
+  return raw ? (JSON.parse(raw) as MoveStatus[]) : [];
+}

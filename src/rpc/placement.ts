@@ -1,0 +1,120 @@
+// Where a routing key lives. Static: a fixed shard map and rendezvous hashing over it (embedded
+// mode, MAILCUE_SHARDS). Cluster: the slot map from etcd (DESIGN.md §8), one client per member,
+// opened when a member first owns something and closed when it leaves.
+import type { SlotView } from '../cluster/slot-view.js';
+import { slotOf } from '../cluster/slots.js';
+import { staticSlotOwners } from '../cluster/static-slots.js';
+import type { ShardAddress } from '../config/config.js';
+import { MailcueError } from '../errors/registry.js';
+import { Ring } from './ring.js';
+import { ShardClient, type LatencyObserver } from './shard-client.js';
+import type { TlsMaterial } from './tls.js';
+
+export interface Route {
+  readonly client: ShardClient;
+  readonly slot: number;
+  /** 0 when the placement does not fence (static maps). */
+  readonly epoch: number;
+}
+
+export interface Placement {
+  route(key: string): Route;
+  /** Every shard, for commands without a routing key (listings gathered across shards). */
+  clients(): ShardClient[];
+  /** After a `moved` answer: resolves when the slot's epoch passes `epoch`, or after `timeoutMs`. */
+  changed(slot: number, epoch: number, timeoutMs: number): Promise<void>;
+  /** False while some slot has no live primary (readiness). */
+  complete(): boolean;
+  close(): void;
+}
+
+export class StaticPlacement implements Placement {
+  private readonly byId = new Map<number, ShardClient>();
+  private readonly ring: Ring;
+  /** Embedded shards 0..n-1: the owner of each slot. */
+  private readonly owners: number[] | null;
+
+  constructor(shards: readonly ShardAddress[], observe?: LatencyObserver, tls: TlsMaterial | null = null) {
+    for (const s of shards) this.byId.set(s.id, new ShardClient(s.id, s.target, observe, tls));
+    this.ring = new Ring(this.byId.keys());
+    this.owners = shards.length > 0 && shards.every((s) => s.bySlot) ? staticSlotOwners(shards.length) : null;
+  }
+
+  route(key: string): Route {
+    const id = this.owners ? this.owners[slotOf(key)]! : this.ring.shardFor(key);
+    return { client: this.byId.get(id)!, slot: 0, epoch: 0 };
+  }
+
+  clients(): ShardClient[] {
+    return [...this.byId.values()];
+  }
+
+  changed(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  complete(): boolean {
+    return true;
+  }
+
+  close(): void {
+    for (const c of this.byId.values()) c.close();
+  }
+}
+
+export class SlotPlacement implements Placement {
+  private readonly byMember = new Map<string, ShardClient>();
+
+  constructor(private readonly view: SlotView, private readonly observe?: LatencyObserver, private readonly tls: TlsMaterial | null = null) {
+    view.listeners.push(() => this.prune());
+  }
+
+  private client(id: string): ShardClient | undefined {
+    const member = this.view.member(id);
+    if (!member) return undefined;
+    let client = this.byMember.get(id);
+    if (client && client.target !== member.address) {
+      client.close();
+      client = undefined;
+    }
+    if (!client) {
+      client = new ShardClient(id, member.address, this.observe, this.tls);
+      this.byMember.set(id, client);
+    }
+    return client;
+  }
+
+  route(key: string): Route {
+    const slot = slotOf(key);
+    const { primary, epoch } = this.view.entry(slot);
+    const client = primary === null ? undefined : this.client(primary);
+    if (!client) throw new MailcueError('unavailable', `Slot ${slot} has no live primary`, { retry_after_s: 1 });
+    return { client, slot, epoch };
+  }
+
+  clients(): ShardClient[] {
+    return this.view.members().map((m) => this.client(m.id)!);
+  }
+
+  changed(slot: number, epoch: number, timeoutMs: number): Promise<void> {
+    return this.view.epochAfter(slot, epoch, timeoutMs);
+  }
+
+  complete(): boolean {
+    return this.view.complete;
+  }
+
+  /** Closes the clients of members that left (their requests fail and are retried by the caller). */
+  private prune(): void {
+    for (const [id, client] of this.byMember) {
+      if (this.view.member(id)) continue;
+      this.byMember.delete(id);
+      client.close();
+    }
+  }
+
+  close(): void {
+    for (const c of this.byMember.values()) c.close();
+    this.byMember.clear();
+  }
+}

@@ -1,0 +1,61 @@
+// A shard in cluster mode (MAILCUE_ETCD_ENDPOINTS): serves its gRPC as usual, fences every routed
+// command by the slot map it watches, keeps `members/<id>` alive on a lease and stands for
+// controller. Stops in order: step down, leave (revoke the lease), then stop serving.
+import { Controller, type MoveRunner } from '../cluster/controller.js';
+import { clearDrain } from '../cluster/drain.js';
+import { connectEtcd } from '../cluster/etcd.js';
+import { MemberRegistration } from '../cluster/members.js';
+import { SlotGuard } from '../cluster/slot-guard.js';
+import { SlotView } from '../cluster/slot-view.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../obs/logger.js';
+import type { TlsMaterial } from '../rpc/tls.js';
+import { startShardHost, type ShardHost } from './shard-host.js';
+
+export interface ClusterShardOptions {
+  /** Member id, stable across restarts (the StatefulSet pod name). */
+  id: string;
+  config: Config;
+  listen: string;
+  /** host:port other cluster processes dial; defaults to `listen`. */
+  advertise: string;
+  dataDir: string;
+  masterKey: string;
+  log: Logger;
+  tls: TlsMaterial | null;
+  /** Builds the runner of data moves once the host is up (it needs the host's store). */
+  runner(host: ShardHost, view: SlotView, guard: SlotGuard): MoveRunner;
+}
+
+export interface ClusterShard {
+  readonly host: ShardHost;
+  readonly controller: Controller;
+  stop(): Promise<void>;
+}
+
+export async function startClusterShard(o: ClusterShardOptions): Promise<ClusterShard> {
+  const etcd = connectEtcd({ endpoints: o.config.etcdEndpoints, prefix: o.config.etcdPrefix, tls: o.tls });
+  const { ns } = etcd;
+  // A member that starts again takes slots again, even if it was drained before it stopped.
+  await clearDrain(ns, o.id);
+  const view = await SlotView.start(ns);
+  const guard = new SlotGuard(view, o.id);
+  const host = await startShardHost({ id: 0, config: o.config, listen: o.listen, dataDir: o.dataDir, masterKey: o.masterKey, log: o.log, tls: o.tls, guard });
+  const registration = await MemberRegistration.register(ns, { id: o.id, address: o.advertise, state: 'active' }, o.config.leaseTtlS, (err) =>
+    o.log.warn({ err: String(err) }, 'membership lease lost; registering again'),
+  );
+  const controller = new Controller(ns, o.id, o.config.leaseTtlS, o.runner(host, view, guard), o.log);
+  controller.start();
+  o.log.info({ member: o.id, address: o.advertise }, 'joined the cluster');
+  return {
+    host,
+    controller,
+    async stop() {
+      await controller.stop();
+      await registration.close().catch(() => undefined);
+      await host.stop();
+      await view.close();
+      etcd.close();
+    },
+  };
+}

@@ -1,0 +1,151 @@
+// The per-slot operation log (DESIGN.md §8 "Storage"): every put and remove on a slot-bound
+// database also appends {db, key, value} under [slot, seq] in the same transaction, so a slot can
+// be copied as a snapshot plus the entries written since (slot moves; replication, issue 15).
+// Each database names how to find the routing key of a record; shard-wide caches have none.
+import type { Database, RootDatabase } from 'lmdb';
+import { SLOT_COUNT, slotOf } from '../cluster/slots.js';
+import type { Key } from './keys.js';
+
+/** Entries are kept this long after they are written, then trimmed. */
+export const OPLOG_RETENTION_MS = 60 * 60 * 1000;
+const TRIM_INTERVAL_MS = 60 * 1000;
+/** Above any sequence number (they are uint32 per slot). */
+const MAX_SEQ = 2 ** 32;
+
+export interface OplogEntry {
+  readonly db: string;
+  readonly key: Key;
+  /** Absent for a removal. */
+  readonly value?: unknown;
+  readonly del?: true;
+  readonly at: number;
+}
+
+/** Finds a record's routing key; `lookup` reads another database (an index finds its webhook). */
+export type Locator = (key: Key, value: unknown, lookup: (db: string, key: Key) => unknown) => string | null | undefined;
+
+const first: Locator = (key) => (Array.isArray(key) ? String(key[0]) : String(key));
+const second: Locator = (key) => (Array.isArray(key) ? String(key[1]) : null);
+const field = (name: string): Locator => (_key, value) => (value as Record<string, string> | undefined)?.[name];
+const webhookInbox = (id: unknown, lookup: (db: string, key: Key) => unknown) =>
+  (lookup('webhooks', String(id)) as { inbox?: string } | undefined)?.inbox;
+
+/**
+ * Every slot-bound database and where its routing key is (DESIGN.md §1 ownership: inboxes by
+ * address, accounts by id, domains by name; webhooks live with their inbox, tokens with their
+ * account). `webhook_keys` is a shard-wide cache of sealed account keys, copied with the webhooks
+ * that need it.
+ */
+export const SLOT_LOCATORS: Readonly<Record<string, Locator>> = {
+  accounts: first,
+  inboxes: first,
+  inboxes_by_account: second,
+  messages: first,
+  raw: first,
+  account_domains: first,
+  domains: first,
+  domains_by_account: second,
+  oauth_tokens: field('account_id'),
+  webhooks: field('inbox'),
+  webhooks_by_inbox: first,
+  webhooks_by_account: (key, _v, lookup) => webhookInbox((key as unknown[])[1], lookup),
+  webhook_deliveries: (key, _v, lookup) => webhookInbox((key as unknown[])[0], lookup),
+  outbox: (_key, value, lookup) => webhookInbox((value as { webhook_id?: string } | undefined)?.webhook_id, lookup),
+};
+
+export class Oplog {
+  private readonly seqs = new Uint32Array(SLOT_COUNT);
+  /** Webhooks removed in this turn: the indexes removed after them still find their inbox. */
+  private readonly removedWebhooks = new Map<string, string>();
+  private readonly trimmer: NodeJS.Timeout;
+  private readonly dbs = new Map<string, Database<unknown, Key>>();
+  readonly db: Database<OplogEntry, Key>;
+  private readonly lookup = (name: string, key: Key): unknown => this.dbs.get(name)?.get(key);
+
+  constructor(root: RootDatabase, private readonly now: () => number = Date.now) {
+    this.db = root.openDB<OplogEntry, Key>({ name: 'oplog' });
+    for (let slot = 0; slot < SLOT_COUNT; slot++) {
+      for (const key of this.db.getKeys({ start: [slot, MAX_SEQ], end: [slot], reverse: true, limit: 1 })) this.seqs[slot] = (key as number[])[1]!;
+    }
+    this.trimmer = setInterval(() => this.trim(), TRIM_INTERVAL_MS);
+    this.trimmer.unref();
+  }
+
+  /** The last sequence number written for the slot (0: none yet). */
+  seq(slot: number): number {
+    return this.seqs[slot]!;
+  }
+
+  /** Hooks put/remove of a database so that each write of a slot-bound record is logged with it. */
+  attach<V>(name: string, target: Database<V, Key>): void {
+    this.dbs.set(name, target as Database<unknown, Key>);
+    const locate = SLOT_LOCATORS[name];
+    if (!locate) return;
+    const put = target.put.bind(target) as (...args: unknown[]) => unknown;
+    const remove = target.remove.bind(target) as (...args: unknown[]) => unknown;
+    const lookup = (db: string, key: Key) => (db === 'webhooks' && this.removedWebhooks.has(String(key)) ? { inbox: this.removedWebhooks.get(String(key)) } : this.lookup(db, key));
+    (target as unknown as { put: unknown }).put = (key: Key, value: V, ...rest: unknown[]) => {
+      this.append(locate(key, value, lookup), { db: name, key, value, at: this.now() });
+      return put(key, value, ...rest);
+    };
+    (target as unknown as { remove: unknown }).remove = (key: Key, ...rest: unknown[]) => {
+      const old = target.get(key);
+      const routing = locate(key, old, lookup);
+      if (name === 'webhooks' && routing) this.rememberRemovedWebhook(String(key), routing);
+      if (old !== undefined) this.append(routing, { db: name, key, del: true, at: this.now() });
+      return remove(key, ...rest);
+    };
+  }
+
+  private rememberRemovedWebhook(id: string, inbox: string): void {
+    if (this.removedWebhooks.size === 0) setImmediate(() => this.removedWebhooks.clear());
+    this.removedWebhooks.set(id, inbox);
+  }
+
+  private append(routing: string | null | undefined, entry: OplogEntry): void {
+    if (routing === null || routing === undefined) return;
+    const slot = slotOf(routing);
+    const seq = ++this.seqs[slot]!;
+    void this.db.put([slot, seq], entry);
+  }
+
+  /** A database the stores opened, by name (slot snapshots read and write records generically). */
+  database(name: string): Database<unknown, Key> {
+    const db = this.dbs.get(name);
+    if (!db) throw new Error(`no database ${name}`);
+    return db;
+  }
+
+  /** Entries of the slot after `after`, in order, up to about `maxBytes`. */
+  read(slot: number, after: number, maxBytes: number): { seq: number; entry: OplogEntry }[] {
+    const out: { seq: number; entry: OplogEntry }[] = [];
+    let bytes = 0;
+    for (const { key, value } of this.db.getRange({ start: [slot, after + 1], end: [slot, MAX_SEQ] })) {
+      out.push({ seq: (key as number[])[1]!, entry: value });
+      bytes += approxBytes(value.value) + 64;
+      if (bytes >= maxBytes) break;
+    }
+    return out;
+  }
+
+  private trim(): void {
+    const cutoff = this.now() - OPLOG_RETENTION_MS;
+    for (let slot = 0; slot < SLOT_COUNT; slot++) {
+      for (const { key, value } of this.db.getRange({ start: [slot, 0], end: [slot, MAX_SEQ] })) {
+        if (value.at >= cutoff) break;
+        void this.db.remove(key);
+      }
+    }
+  }
+
+  close(): void {
+    clearInterval(this.trimmer);
+  }
+}
+
+export function approxBytes(value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (typeof value === 'number' || typeof value === 'boolean') return 8;
+  return JSON.stringify(value)?.length ?? 0;
+}

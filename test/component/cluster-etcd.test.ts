@@ -1,0 +1,189 @@
+// Component: the cluster's coordination against a real etcd (membership on leases, the controller
+// election and its handover, revision-compared map transactions, watches, drains).
+import test from 'ava';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { balanceBounds, type Move } from '../../src/cluster/assignment.js';
+import { Controller, type MoveRunner } from '../../src/cluster/controller.js';
+import { requestDrain } from '../../src/cluster/drain.js';
+import { connectEtcd, type EtcdHandle } from '../../src/cluster/etcd.js';
+import { MemberRegistration, readMembers } from '../../src/cluster/members.js';
+import { primaryCounts, withPrimary, type SlotMap } from '../../src/cluster/slot-map.js';
+import { SlotMapStore } from '../../src/cluster/slot-map-store.js';
+import { readClusterStatus } from '../../src/cluster/status.js';
+import { startEtcd, type EtcdServer } from '../helpers/etcd.js';
+
+const TTL_S = 2;
+let etcd: EtcdServer;
+const handles: EtcdHandle[] = [];
+const children: ChildProcess[] = [];
+let prefixes = 0;
+
+test.before(async () => {
+  etcd = await startEtcd();
+});
+test.after.always(async () => {
+  for (const c of children) await kill(c);
+  for (const h of handles) h.close();
+  await etcd?.stop();
+});
+
+/** A fresh prefix per test: the tests share one etcd and run concurrently. */
+function client(prefix: string): EtcdHandle {
+  const h = connectEtcd({ endpoints: [etcd.endpoint], prefix });
+  handles.push(h);
+  return h;
+}
+
+function newPrefix(): string {
+  return `/t${++prefixes}/`;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A member in a child process (test/helpers/etcd-member.ts), so a test can SIGKILL it. */
+async function memberProcess(prefix: string, id: string): Promise<ChildProcess & { out: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/etcd-member.ts', etcd.endpoint, prefix, id, String(TTL_S)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }) as ChildProcess & { out: string };
+  child.out = '';
+  child.stdout!.on('data', (b: Buffer) => (child.out += b.toString()));
+  children.push(child);
+  await until(`${id} ready`, async () => child.out.includes('ready') || (child.exitCode !== null && Promise.reject(new Error(`${id} exited`))), 30_000);
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+const quiet = { info() {}, warn() {} };
+
+/** Moves data instantly: records each move and switches the owner. */
+class RecordingRunner implements MoveRunner {
+  readonly moves: Move[] = [];
+  async run(move: Move, switchOwner: () => Promise<void>, progress: (f: number) => void): Promise<void> {
+    progress(0.5);
+    await switchOwner();
+    this.moves.push(move);
+  }
+}
+
+test('membership - a member is listed while its lease lives and vanishes when its process stops renewing it', async (t) => {
+  const prefix = newPrefix();
+  const observer = client(prefix);
+  const a = await MemberRegistration.register(client(prefix).ns, { id: 'a', address: '127.0.0.1:1', state: 'active' }, TTL_S, () => {});
+  const crashed = await memberProcess(prefix, 'b');
+  t.deepEqual((await readMembers(observer.ns)).map((m) => m.id), ['a', 'b']);
+  // Outlives the TTL while kept alive.
+  await new Promise((r) => setTimeout(r, TTL_S * 1000 + 500));
+  t.is((await readMembers(observer.ns)).length, 2);
+  // A crash: the process goes away without revoking; etcd expires the lease.
+  await kill(crashed);
+  await until('b to expire', async () => (await readMembers(observer.ns)).length === 1);
+  t.deepEqual((await readMembers(observer.ns)).map((m) => m.id), ['a']);
+  await a.setState('draining');
+  t.is((await readMembers(observer.ns))[0]!.state, 'draining');
+  await a.close();
+  t.deepEqual(await readMembers(observer.ns), []);
+});
+
+test('slot map - a transaction at a stale revision loses; re-read, it wins', async (t) => {
+  const prefix = newPrefix();
+  const one = new SlotMapStore(client(prefix).ns);
+  const two = new SlotMapStore(client(prefix).ns);
+  const a = await one.read();
+  const b = await two.read();
+  t.is(a.revision, '0');
+  t.true((await one.swap(withPrimary(a.map, 1, 'x'), a.revision)).ok);
+  t.false((await two.swap(withPrimary(b.map, 1, 'y'), b.revision)).ok);
+  const fresh = await two.read();
+  t.is(fresh.map[1]!.primary, 'x');
+  t.true((await two.swap(withPrimary(fresh.map, 1, 'y'), fresh.revision)).ok);
+  const last = await one.read();
+  t.is(last.map[1]!.primary, 'y');
+  t.is(last.map[1]!.epoch, 2);
+});
+
+test('slot map - a watcher sees the current map, then every version written', async (t) => {
+  const prefix = newPrefix();
+  const store = new SlotMapStore(client(prefix).ns);
+  const seen: SlotMap[] = [];
+  const w = await new SlotMapStore(client(prefix).ns).watch((v) => seen.push(v.map));
+  t.is(seen.length, 1);
+  let { map, revision } = await store.read();
+  for (let i = 0; i < 3; i++) {
+    map = withPrimary(map, i, 'm');
+    revision = (await store.swap(map, revision)).revision;
+  }
+  await until('three versions', async () => seen.length === 4);
+  t.is(seen[3]![2]!.primary, 'm');
+  await w.close();
+});
+
+test('controller - elected alone, it hands every slot out; a joiner gets its share; a drained member gives all away', async (t) => {
+  const prefix = newPrefix();
+  const runner = new RecordingRunner();
+  const c = new Controller(client(prefix).ns, 's0', TTL_S, runner, quiet);
+  const regs = [await MemberRegistration.register(client(prefix).ns, { id: 's0', address: 'h:0', state: 'active' }, TTL_S, () => {})];
+  c.start();
+  const store = new SlotMapStore(client(prefix).ns);
+  await until('every slot owned', async () => (await store.read()).map.every((e) => e.primary === 's0'));
+  t.true(c.isLeader);
+
+  regs.push(await MemberRegistration.register(client(prefix).ns, { id: 's1', address: 'h:1', state: 'active' }, TTL_S, () => {}));
+  const { lo } = balanceBounds(1024, 2);
+  await until('s1 balanced', async () => (primaryCounts((await store.read()).map).get('s1') ?? 0) >= lo);
+  await c.idle();
+  t.true(runner.moves.every((m) => m.from === 's0' && m.to === 's1'));
+  const status = await readClusterStatus(client(prefix).ns, 1);
+  t.is(status.controller, 's0');
+  t.is(status.slots, 1024);
+  t.deepEqual(status.members.map((m) => m.id), ['s0', 's1']);
+  t.is(status.members[0]!.primaries + status.members[1]!.primaries, 1024);
+  t.is(status.map.length, 1024);
+
+  await requestDrain(client(prefix).ns, 's0');
+  await until('s0 drained', async () => (await store.read()).map.every((e) => e.primary === 's1'));
+  t.is((await readClusterStatus(client(prefix).ns, 1)).members[0]!.state, 'draining');
+  await c.stop();
+  for (const r of regs) await r.close();
+});
+
+test('controller - when the controller dies, another member takes over and keeps going', async (t) => {
+  const prefix = newPrefix();
+  const dying = await memberProcess(prefix, 'a');
+  await until('a elected', async () => dying.out.includes('leader'));
+  const bRunner = new RecordingRunner();
+  const b = new Controller(client(prefix).ns, 'b', TTL_S, bRunner, quiet);
+  b.start();
+  // b waits while a lives.
+  await new Promise((r) => setTimeout(r, 500));
+  t.false(b.isLeader);
+  t.is((await readClusterStatus(client(prefix).ns, 1)).controller, 'a');
+  await kill(dying);
+  await until('b elected', async () => b.isLeader);
+  t.is((await readClusterStatus(client(prefix).ns, 1)).controller, 'b');
+  // a held every slot; with no other copy they stay pinned to it while it is away.
+  const store = new SlotMapStore(client(prefix).ns);
+  t.true((await store.read()).map.every((e) => e.primary === 'a'));
+  // a comes back beside b: the new controller balances between them.
+  const back = await MemberRegistration.register(client(prefix).ns, { id: 'a', address: 'h:0', state: 'active' }, TTL_S, () => {});
+  const reg = await MemberRegistration.register(client(prefix).ns, { id: 'b', address: 'h:1', state: 'active' }, TTL_S, () => {});
+  const { lo } = balanceBounds(1024, 2);
+  await until('b balanced by the new controller', async () => (primaryCounts((await store.read()).map).get('b') ?? 0) >= lo);
+  t.true(bRunner.moves.length >= lo);
+  await back.close();
+  await b.stop();
+  await reg.close();
+});

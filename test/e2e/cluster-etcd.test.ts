@@ -1,0 +1,62 @@
+// End to end: a cluster coordinated through a real etcd (DESIGN.md §8): shards register and take
+// slots, fronts route by the slot map, `mailcue admin cluster status --json` tells the shape.
+import test from 'ava';
+import { sendMail } from '../helpers/mail.js';
+import { startEtcd, type EtcdServer } from '../helpers/etcd.js';
+import { startService, type Service } from '../helpers/service.js';
+import { balanced, clusterStatus } from '../helpers/cluster.js';
+
+let etcd: EtcdServer;
+let svc: Service;
+type Json = Record<string, any>;
+
+test.before(async () => {
+  etcd = await startEtcd();
+  svc = await startService({ clusterShards: 3, fronts: 2, etcd: etcd.endpoint });
+  await balanced(svc, ['shard-0', 'shard-1', 'shard-2']);
+});
+
+test.after.always(async () => {
+  await svc?.stop();
+  await etcd?.stop();
+});
+
+const status = () => clusterStatus(svc);
+
+test.serial('cluster etcd - three shards share the slots within ±5 %; status has the documented shape', async (t) => {
+  const s = await status();
+  t.is(s.slots, 1024);
+  t.is(s.map.length, 1024);
+  t.deepEqual(s.members.map((m: Json) => m.id), ['shard-0', 'shard-1', 'shard-2']);
+  t.true(['shard-0', 'shard-1', 'shard-2'].includes(s.controller));
+  for (const m of s.members) {
+    t.deepEqual(Object.keys(m).sort(), ['address', 'followers', 'id', 'max_lag', 'primaries', 'state']);
+    t.true(Math.abs(m.primaries - 1024 / 3) <= (1024 / 3) * 0.05, `${m.id}: ${m.primaries}`);
+  }
+  t.deepEqual(Object.keys(s.map[0]).sort(), ['epoch', 'followers', 'primary', 'slot']);
+  t.deepEqual(s.moves, []);
+  const human = await svc.cli(['admin', 'cluster', 'status']);
+  t.regex(human.stdout, /shard-0 {2}127\.0\.0\.1:\d+ {2}active/);
+});
+
+test.serial('cluster etcd - accounts, inboxes and mail through either front', async (t) => {
+  const key = (await svc.createAccount('growth')).api_key;
+  const inboxes: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const front = svc.frontUrls[i % 2]!;
+    const res = await fetch(`${front}/v1/inboxes`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ address: `e${i}@mailcue.test` }) });
+    t.is(res.status, 201);
+    inboxes.push(`e${i}@mailcue.test`);
+  }
+  const sent = await sendMail(svc.smtpPort, { to: inboxes, subject: 'cluster', text: 'Your code is 4412' });
+  t.regex(sent.response, /^250/);
+  for (const front of svc.frontUrls) {
+    const listed = (await (await fetch(`${front}/v1/inboxes`, { headers: { authorization: `Bearer ${key}` } })).json()) as Json;
+    t.is(listed.count, 12);
+    for (const inbox of inboxes) {
+      const list = (await (await fetch(`${front}/v1/inboxes/${inbox}/messages`, { headers: { authorization: `Bearer ${key}` } })).json()) as Json;
+      t.is(list.count, 1, inbox);
+      t.is(list.data[0].otp, '4412');
+    }
+  }
+});
