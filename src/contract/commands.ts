@@ -18,8 +18,7 @@ export type AccountCommand =
   | {
       type: 'account.admit';
       accountId: string;
-      /** 'session': the front already authenticated this caller when its agent-tool session opened. */
-      credential: 'api_key' | 'access_token' | 'session';
+      credential: 'api_key' | 'access_token';
       credentialHash: string;
       meter: Meter;
       /** An agent-tool session to mark as active. */

@@ -15,6 +15,8 @@ export interface AccountRecord {
   /** UTC month the credit counter belongs to, "2026-11". */
   credits_month: string;
   credits_used: number;
+  /** Bumped by every key rotation; tokens, codes and sessions of an older generation are refused. */
+  key_generation?: number;
 }
 
 /** What an account looks like outside its shard: no secrets. */
