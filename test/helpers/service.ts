@@ -133,7 +133,6 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     if (options.clusterShards && options.etcd) {
       env.MAILCUE_ETCD_ENDPOINTS = options.etcd;
       env.MAILCUE_ETCD_PREFIX ??= `/${path.basename(dataDir)}/`;
-      env.MAILCUE_LEASE_TTL_S ??= '2';
       env.MAILCUE_MASTER_KEY ??= 'a'.repeat(64);
       for (const [id, port] of shardPorts.entries()) {
         processes.push(launch(['shard', '--id', `shard-${id}`, '--listen', `127.0.0.1:${port}`, '--data', path.join(dataDir, `shard-${id}`)], env));
@@ -153,14 +152,21 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     } else {
       processes.push(launch(['serve'], env));
     }
-    for (const url of frontUrls) await waitReady(url, processes);
+    // A cluster through etcd is ready once every slot has a live shard: shards join one by one.
+    for (const url of frontUrls) await waitReady(url, processes, options.etcd ? 90_000 : undefined);
   };
-  await boot();
-
   const stopAll = async (signal?: NodeJS.Signals) => {
     // Front first, so no request reaches a stopped shard.
     for (const child of [...processes].reverse()) await kill(child, signal);
   };
+
+  try {
+    await boot();
+  } catch (err) {
+    // Nothing of a failed start outlives it.
+    await stopAll('SIGKILL');
+    throw err;
+  }
 
   const service: Service = {
     baseUrl, httpPort, smtpPort, dataDir, env, processes, frontUrls, opsUrls,
