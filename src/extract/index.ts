@@ -1,8 +1,8 @@
 // Public entry of the extraction module: finds the one-time code and the verification link in a
 // decoded message (subject, text/plain, text/html). Pure and synchronous; no runtime dependencies.
 import { htmlToText } from './html-to-text.js';
-import { CODE_WORD, otpKeywords } from './keywords.js';
-import { bodySignals, isBulk, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, pickLink, subjectSignals, textLinkCandidates } from './link.js';
+import { CODE_WORD, MEETING, otpKeywords } from './keywords.js';
+import { bodySignals, isBulk, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, MAX_LINKS, pickLink, refusedByWords, subjectSignals, textLinkCandidates, trailAfter } from './link.js';
 import { type OtpPart, pickOtp } from './otp.js';
 import { cleanText, findUrls, foldDigits, maskUrlsAndEmails, SUBJECT_CAP, type UrlSpan } from './text-prep.js';
 
@@ -71,10 +71,12 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
     { text: maskUrlsAndEmails(htmlText, htmlUrls), emphasis: reading?.emphasis ?? [] },
     { text: maskUrlsAndEmails(text, textUrls), emphasis: [] },
   ];
-  const codeIn = (s: string): boolean => otpKeywords.has(s.length > DOC_SCAN ? s.slice(0, DOC_SCAN) : s, CODE_WORD);
-  const subjectNamesCode = codeIn(subject);
-  const docBonus = subjectNamesCode ? 2 : codeIn(htmlText) || codeIn(text) ? 1 : 0;
-  const code = pickOtp(parts, docBonus);
+  // One scan per part for the document-level signals: does it name a code, a meeting?
+  const kinds = (s: string): Set<number> => new Set(otpKeywords.find(s.length > DOC_SCAN ? s.slice(0, DOC_SCAN) : s).map((h) => h.kind));
+  const [inSubject, inHtml, inText] = [kinds(subject), kinds(htmlText), kinds(text)];
+  const subjectNamesCode = inSubject.has(CODE_WORD);
+  const docBonus = subjectNamesCode ? 2 : inHtml.has(CODE_WORD) || inText.has(CODE_WORD) ? 1 : 0;
+  const code = pickOtp(parts, docBonus, inSubject.has(MEETING) || inHtml.has(MEETING) || inText.has(MEETING));
 
   const body = reading
     ? outsideLinks(htmlText, reading.links.map((l) => [l.start, l.end]))
@@ -82,6 +84,7 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
   const htmlCandidates: LinkCandidate[] = [];
   if (reading) {
     for (const l of reading.links) {
+      if (htmlCandidates.length >= MAX_LINKS) break;
       if (!isWebUrl(l.href)) continue;
       const anchor = htmlText.slice(l.start, l.end).trim() || l.alt.trim();
       htmlCandidates.push({
@@ -89,6 +92,7 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
         anchor,
         lead: leadBefore(htmlText, l.start),
         wide: htmlText.slice(Math.max(0, l.start - 300), l.start),
+        trail: trailAfter(htmlText, l.end),
         extra: l.extra,
         button: l.button,
       });
@@ -104,8 +108,11 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
   };
   let link = reading ? pickLink(htmlCandidates, mail) : { url: null as string | null, reason: 'the mail has no web links' };
   if (link.url === null && text) {
+    // The text part may hold the only copy of a link; a link the HTML shows and rejected (a safety
+    // exit, a footer link) by its own words stays rejected whatever the plain-text layout around it.
     const fromText = pickLink(textCandidates, mail);
-    if (fromText.url !== null || !reading || reading.links.length === 0) link = fromText;
+    const refusedInHtml = fromText.url !== null && htmlCandidates.some((c) => c.url === fromText.url && refusedByWords(c));
+    if (!refusedInHtml && (fromText.url !== null || htmlCandidates.length === 0)) link = fromText;
   }
   return { otp: code.otp, verification_link: link.url, otp_reason: code.reason, link_reason: link.reason };
 }

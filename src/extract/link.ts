@@ -13,7 +13,8 @@
 //   -6  the anchor names another kind of link (unsubscribe, privacy, help, deny, report, "secure
 //       your account" …); this outranks any action word in the same anchor ("Cancel this sign-in")
 //   ±3  the nearest keyword in the lead-in (same line, or the previous line when the link starts
-//       its own line) asks for the act (+3) or names another kind of link (-3)
+//       its own line) asks for the act (+3) or names another kind of link (-3); +3 the rest of
+//       the sentence after it asks ("Click <here> to verify your email")
 //   +1  an action word in the 300 characters before; +1 the subject asks; +1 "click/open this link"
 //   +4  next to a code, "… or click the button below" offers the link as the code's other form
 //   +2 / -3  the URL path or query spells the act (verify, bevestigen, reset, magic, token= …) /
@@ -29,8 +30,8 @@
 // sign-in: "Confirm appointment" and "Activate offer" do not) unless the URL does; and, in bulk
 // mail (unsubscribe or preference links), the mail itself asks for it (subject, text outside the
 // links, or the URL): a "Confirm your seat" button in a newsletter is not a verification link.
-// When no link passes on words, structure decides: in a mail that asks for the act and delivers
-// no code, the one tokenised call-to-action (or the one button among them) that is neither a
+// When no link passes on words, structure decides: in a mail that asks for the act (or says its
+// link expires or works once) and delivers no code, the one tokenised call-to-action (or the one button among them) that is neither a
 // footer, social, legal nor safety link is the verification link (languages the tables lack).
 import { ACTION, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
@@ -45,6 +46,8 @@ export interface LinkCandidate {
   lead: string;
   /** Up to 300 characters before the anchor. */
   wide: string;
+  /** The rest of the sentence after the link: "Open <URL> to confirm your account." */
+  trail: string;
   /** Image src/class and title (logo detection). */
   extra: string;
   /** Drawn as a button (background, padding or border on the link or its cell). */
@@ -77,7 +80,8 @@ export interface LinkPick {
 }
 
 const MIN_SCORE = 4;
-const MAX_LINKS = 300;
+/** Links looked at per part: real mail has a few dozen; the rest of a hostile one is skipped. */
+export const MAX_LINKS = 300;
 const TOKEN = /[A-Za-z0-9_-]{10,}/g;
 /** Campaign parameters ("utm_campaign=welcome_2025") look like tokens and never are. */
 const UTM = /[?&]utm_[a-z]+=[^&#]*/gi;
@@ -194,13 +198,19 @@ interface CandidateHits {
   anchor: Hit[];
   lead: Hit[];
   wide: Hit[];
+  trail: Hit[];
 }
 
-/** Each candidate's texts are matched once, however many rules look at them. */
+/** Each candidate's texts are matched once, when a rule first looks at them. */
 const hitCache = new WeakMap<LinkCandidate, CandidateHits>();
 function hitsOf(c: LinkCandidate): CandidateHits {
   let h = hitCache.get(c);
-  if (!h) hitCache.set(c, (h = { anchor: linkKeywords.find(c.anchor), lead: linkKeywords.find(c.lead), wide: linkKeywords.find(c.wide) }));
+  if (!h) {
+    const memo: Partial<CandidateHits> = {};
+    const field = (k: keyof CandidateHits) => ({ get: () => (memo[k] ??= linkKeywords.find(c[k])), enumerable: true });
+    h = Object.defineProperties({} as CandidateHits, { anchor: field('anchor'), lead: field('lead'), wide: field('wide'), trail: field('trail') });
+    hitCache.set(c, h);
+  }
   return h;
 }
 
@@ -215,9 +225,9 @@ const quote = (s: string): string => `"${s.length > 40 ? `${s.slice(0, 39)}…` 
 
 /** Score one candidate. */
 export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
-  const { anchor: anchorHits, lead: leadHits, wide: wideHits } = hitsOf(c);
+  const { anchor: anchorHits, lead: leadHits, wide: wideHits, trail: trailHits } = hitsOf(c);
   // A link offered to someone who "didn't request this" is a safety exit, whatever it says.
-  if (negated(anchorHits) || leadNegated(c.lead, leadHits)) return { reject: 'safety' };
+  if (negated(anchorHits) || leadNegated(c.lead, leadHits) || negated(trailHits)) return { reject: 'safety' };
 
   const host = hostOf(c.url);
   const rest = c.url.slice(c.url.indexOf(host) + host.length).toLowerCase();
@@ -254,6 +264,12 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
       break;
     }
   }
+  // "Click <here> to verify your email", "Open <URL> to confirm your account": the purpose follows.
+  const trailAsks = !anchorAsks && !names(trailHits) && asksIn(trailHits);
+  if (trailAsks) {
+    score += 3;
+    why.push('the words after it ask for it');
+  }
   if (!leadAsks && has(wideHits, ACTION)) score += 1;
   if (mail.subjectAsks || mail.subjectSignIn) score += 1;
   const clickable = has(anchorHits, CLICK) || has(leadHits, CLICK);
@@ -287,7 +303,7 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   }
   if (c.button) score += 1;
 
-  const asked = anchorAsks || leadAsks || urlAsks || alternative;
+  const asked = anchorAsks || leadAsks || trailAsks || urlAsks || alternative;
   // Without an opaque token, the anchor and the URL must both spell the act ("Confirm your email"
   // → /verify?token=ab12): a short token is still a verification link, a bare /login is not.
   const shortToken = !tokenised && urlAsks && shortTokenAfterAction(rest);
@@ -308,14 +324,16 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
  * the text before it.
  */
 function aboutAccount(c: LinkCandidate, mail: MailSignals, anchorHits: Hit[], leadHits: Hit[]): boolean {
-  return mail.subjectObject || mail.hasCode || namesObject(anchorHits) || namesObject(leadHits) || namesObject(hitsOf(c).wide);
+  const hits = hitsOf(c);
+  return mail.subjectObject || mail.hasCode || namesObject(anchorHits) || namesObject(leadHits) || namesObject(hits.wide) || namesObject(hits.trail);
 }
 
 /** The structural fallback: the one call to action in a mail that asks for the act. */
 function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail: MailSignals): LinkCandidate | null {
   // A mail that delivers a code often has one "Open the app" button too: next to a code, a link
   // must be named by its words or its URL, never by its place alone.
-  if (mail.hasCode || !(mail.subjectAsks || mail.bodyAsks)) return null;
+  // A mail whose link "expires in 15 minutes" or "works once" offers access, whatever its words.
+  if (mail.hasCode || !(mail.subjectAsks || mail.bodyAsks || mail.expiring)) return null;
   const ctas: LinkCandidate[] = [];
   const seen = new Set<string>();
   candidates.forEach((c, i) => {
@@ -327,7 +345,7 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
     const hits = hitsOf(c);
     if (/logo/.test(c.extra) || names(hits.anchor) || names(hits.lead)) return;
     if (seen.has(c.url)) return;
-    if (!URL_OBJECT.test(rest) && !aboutAccount(c, mail, hits.anchor, hits.lead)) return;
+    if (!mail.expiring && !URL_OBJECT.test(rest) && !aboutAccount(c, mail, hits.anchor, hits.lead)) return;
     seen.add(c.url);
     ctas.push(c);
   });
@@ -336,9 +354,15 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
   return buttons.length === 1 ? buttons[0]! : null;
 }
 
+/** The link's own words refuse it: a safety exit or another kind of link ("Unsubscribe", "Not me"). */
+export function refusedByWords(c: LinkCandidate): boolean {
+  const h = hitsOf(c);
+  return negated(h.anchor) || leadNegated(c.lead, h.lead) || negated(h.trail) || names(h.anchor);
+}
+
 /** Whether any link manages a mailing list (unsubscribe, preferences): the mark of bulk mail. */
 export function isBulk(candidates: LinkCandidate[]): boolean {
-  return candidates.some((c) => URL_LIST.test(c.url.toLowerCase()) || has(hitsOf(c).anchor, LIST));
+  return candidates.slice(0, MAX_LINKS).some((c) => URL_LIST.test(c.url.toLowerCase()) || has(hitsOf(c).anchor, LIST));
 }
 
 /** Best link among candidates (in mail order), with the reason for the pick or for null. */
@@ -401,6 +425,13 @@ export function leadBefore(text: string, pos: number): string {
   return HAS_WORD.test(same) ? same : previousLine(text, ls);
 }
 
+/** The rest of the sentence after a link (same line, at most 120 characters). */
+export function trailAfter(text: string, end: number): string {
+  const rest = text.slice(end, Math.min(text.length, end + 120));
+  const stop = /[.!?。！？](?:\s|$)|\n/.exec(rest);
+  return stop ? rest.slice(0, stop.index) : rest;
+}
+
 /** Candidates from plain-text URLs: the anchor is the sentence introducing the URL. */
 export function textLinkCandidates(text: string, urls: UrlSpan[]): LinkCandidate[] {
   const out: LinkCandidate[] = [];
@@ -414,7 +445,7 @@ export function textLinkCandidates(text: string, urls: UrlSpan[]): LinkCandidate
     const [before, sentence] = lastSentence(label);
     const anchor = sentence.replace(/^.*\[([^\]]+)\]$/, '$1');
     const lead = HAS_WORD.test(before) || labelLineStart <= 0 ? before : previousLine(text, labelLineStart);
-    out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, u.start - 300), u.start), extra: '', button: false });
+    out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, u.start - 300), u.start), trail: trailAfter(text, u.end), extra: '', button: false });
   }
   return out;
 }

@@ -48,6 +48,19 @@ interface Scored {
   why: string;
 }
 
+/**
+ * Words for a secret every attendee shares: in a meeting invitation, a number they label is the
+ * meeting's passcode or PIN, however far from the word "meeting" it stands.
+ */
+const SHARED_SECRET = /pass|pin|kennwort|mot de passe|contraseña|senha|пароль|パス|密码|密碼|비밀번호|access|zugang|toegang|acceso|accès/i;
+
+/** The whole word a hit ends ("Passcode" for the "code" that "*code" found in it). */
+function wordAt(text: string, hit: Hit): string {
+  let a = hit.start;
+  while (a > 0 && hit.start - a < 24 && /\p{L}/u.test(text[a - 1]!)) a--;
+  return text.slice(a, hit.end);
+}
+
 /** Where the winning number was read, for the reason. */
 const PART_NAMES = ['the subject', 'the HTML body', 'the text body'];
 
@@ -214,7 +227,7 @@ const first = (hits: Hit[], kind: number): Hit | undefined => hits.find((h) => h
 const has = (hits: Hit[], kind: number): boolean => hits.some((h) => h.kind === kind);
 
 /** Score one candidate in its part; null when a hard filter rejects it. */
-function scoreCandidate(part: OtpPart, c: Candidate): Scored | null {
+function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Scored | null {
   const { text } = part;
   const ls = lineStart(text, c.start);
   const le = lineEnd(text, c.end);
@@ -226,11 +239,16 @@ function scoreCandidate(part: OtpPart, c: Candidate): Scored | null {
 
   // Before: nearest code word vs nearest number label on the same line.
   const same = otpKeywords.find(text, from, c.start);
-  // Meeting credentials: a number on, or right below, a line that names a meeting is its passcode.
-  if (has(same, MEETING)) return null;
-  const prevStart = previousLineStart(text, ls);
-  if (prevStart !== -1 && has(otpKeywords.find(text, Math.max(prevStart, ls - 160), ls), MEETING)) return null;
   const code = last(same, CODE_WORD);
+  // Meeting credentials: a number on, or right below, a line that names a meeting is its passcode,
+  // unless a verification code word labels it nearer ("… your meeting. Verification code: 482913");
+  // in a meeting invitation a passcode or PIN is one wherever it stands.
+  const secret = code !== undefined && SHARED_SECRET.test(wordAt(text, code));
+  if (meetingDoc && secret) return null;
+  const meeting = last(same, MEETING);
+  if (meeting && (!code || secret || meeting.start > code.start)) return null;
+  const prevStart = previousLineStart(text, ls);
+  if ((!code || secret) && prevStart !== -1 && has(otpKeywords.find(text, Math.max(prevStart, ls - 160), ls), MEETING)) return null;
   const label = last(same, NUMBER_LABEL);
   if (label && c.start - label.end <= 30 && (!code || label.end > code.end) && !digitBetween(text, label.end, c.start)) return null;
   let before = 0;
@@ -250,6 +268,7 @@ function scoreCandidate(part: OtpPart, c: Candidate): Scored | null {
       const lab = last(hits, NUMBER_LABEL);
       // "Order number:\n482913": a label closing the line above names the number below it.
       if (back === 0 && lab && (!hit || lab.end > hit.end) && lineFrom - lab.end <= 30 && !digitBetween(text, lab.end, lineFrom)) return null;
+      if (meetingDoc && hit && SHARED_SECRET.test(wordAt(text, hit))) return null;
       if (hit && (lab?.end ?? -1) < hit.end) {
         before = numberBetween(text, hit.end, c.start, hits) ? 1 : back === 0 ? 5 : 4;
         why = `labelled by "${text.slice(hit.start, hit.end)}" on the line above`;
@@ -304,16 +323,16 @@ function scoreCandidate(part: OtpPart, c: Candidate): Scored | null {
 
 /**
  * Pick the code from the subject and the body parts. `docBonus` is +2 when the subject names a
- * code, +1 when only the body does.
+ * code, +1 when only the body does; `meetingDoc` when the mail is a meeting invitation.
  */
-export function pickOtp(parts: OtpPart[], docBonus: number): OtpPick {
+export function pickOtp(parts: OtpPart[], docBonus: number, meetingDoc = false): OtpPick {
   const best = new Map<string, { score: number; order: number; parts: Set<number>; why: string; part: number }>();
   let order = 0;
   let seen = 0;
   parts.forEach((part, p) => {
     for (const c of findCandidates(part.text)) {
       seen++;
-      const s = scoreCandidate(part, c);
+      const s = scoreCandidate(part, c, meetingDoc);
       order++;
       if (s === null) continue;
       const prev = best.get(c.value);

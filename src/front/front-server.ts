@@ -3,12 +3,15 @@
 import type { Config, ShardAddress } from '../config/config.js';
 import { MailcueError } from '../errors/registry.js';
 import { startSmtpIngress, type SmtpIngress } from '../ingress/smtp-ingress.js';
+import { reportBoundPorts, withBoundHttpPort } from '../obs/bound-ports.js';
 import type { Logger } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { WorkPool } from '../pool/work-pool.js';
 import { Cluster } from '../rpc/cluster.js';
 import type { Placement } from '../rpc/placement.js';
 import { loadTls } from '../rpc/tls.js';
+import { NoticeListener } from '../rpc/notices.js';
+import { AdmittedCredentials } from '../security/admitted-credentials.js';
 import type { Deps } from '../services/deps.js';
 import { healthRoutes, opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
@@ -47,21 +50,47 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
   });
 }
 
-export async function startFront(config: Config, shards: readonly ShardAddress[] | ((observe: (command: string, seconds: number, ok: boolean) => void) => Placement), log: Logger): Promise<Front> {
+export async function startFront(configured: Config, shards: readonly ShardAddress[] | ((observe: (command: string, seconds: number, ok: boolean) => void) => Placement), log: Logger): Promise<Front> {
   const metrics = new Metrics();
   const observe = (command: string, seconds: number, ok: boolean) => metrics.shardCall(command, seconds, ok);
   // A static shard map, or (cluster mode) a placement that follows the slot map in etcd.
-  const cluster = typeof shards === 'function' ? new Cluster(shards(observe)) : new Cluster(shards, observe, loadTls(config));
+  const cluster = typeof shards === 'function' ? new Cluster(shards(observe)) : new Cluster(shards, observe, loadTls(configured));
   await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
-  const pool = new WorkPool(config.poolThreads);
-  const deps: Deps = { config, cluster, pool, log };
 
+  // Bound before the routes are added, so that a front started on port 0 knows its own URL when
+  // they read it; until then a request finds no route (the service is not ready yet).
   const app = uWS.App();
+  const listenSocket = await listen(app, configured.host, configured.httpPort);
+  const httpPort = uWS.us_socket_local_port(listenSocket);
+  const config = withBoundHttpPort(configured, httpPort);
+  const pool = new WorkPool(config.poolThreads);
+  // Rotations and plan changes pushed by the shards; `sessions` is set below, before any request.
+  let sessions: SessionStore | null = null;
+  const notices = new NoticeListener(
+    (notice) => {
+      metrics.notices.labels(notice.kind).inc();
+      admitted.changed(notice.account_id, notice.generation);
+      if (notice.kind === 'rotated') sessions?.closeAccount(notice.account_id);
+    },
+    (shard) => admitted.forgetShard(shard),
+    loadTls(config),
+  );
+  for (const c of cluster.placement.clients()) notices.ensure(c.shardId, c.target);
+  const admitted = new AdmittedCredentials(
+    (accountId) => {
+      const shard = cluster.shardOf(accountId);
+      notices.ensure(shard.shardId, shard.target);
+      return shard.shardId;
+    },
+    (shard) => notices.listening(shard),
+  );
+  const deps: Deps = { config, cluster, pool, log, admitted };
+
   const router = new Router(app, {
     onError: (ex, err) => sendRestError(ex, err, log),
     observe: (ex, seconds) => metrics.requestAnswered(ex.method, ex.route, ex.status, seconds),
   });
-  const sessions = new SessionStore(deps);
+  sessions = new SessionStore(deps);
   const cors = new Cors(config);
   const capMs = config.agentConnectionMaxMs;
   const agentTools: AgentToolEnv = {
@@ -93,8 +122,6 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
     throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
   });
 
-  const listenSocket = await listen(app, config.host, config.httpPort);
-  const httpPort = uWS.us_socket_local_port(listenSocket);
   let opsSocket: us_listen_socket | null = null;
   let smtp: SmtpIngress;
   try {
@@ -106,6 +133,7 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
     throw err;
   }
   const opsPort = uWS.us_socket_local_port(opsSocket);
+  reportBoundPorts(config, { http: httpPort, smtp: smtp.port, ops: opsPort });
   log.info({ http_port: httpPort, smtp_port: smtp.port, ops: `${config.opsHost}:${opsPort}`, shards: cluster.shards.length }, 'mailcue front ready');
   if (!config.adminToken) log.info('admin API off (set MAILCUE_ADMIN_TOKEN); create accounts with: npx mailcue admin create-account --plan growth');
 
@@ -122,8 +150,9 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
       await cluster.drainWaits(DRAIN_TIMEOUT_MS);
       // Let the answers of the drained long-polls reach their sockets.
       await new Promise((r) => setTimeout(r, 50));
-      sessions.stop();
+      sessions!.stop();
       await smtpClosed;
+      notices.close();
       cluster.close();
       await pool.close();
     },

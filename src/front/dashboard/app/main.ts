@@ -72,7 +72,7 @@ async function render(): Promise<void> {
     $('app').replaceChildren(view.root);
   }
   if (section === 'account') accountTimer = window.setInterval(() => void account.refresh(), 10_000);
-  if (section === 'inboxes') await inboxes.show(place);
+  if (section === 'inboxes') await inboxes.show(place, changed);
   else await (view as DomainsView | WebhooksView | AccountView).show();
 }
 
