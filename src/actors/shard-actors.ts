@@ -34,10 +34,11 @@ export class ShardActors {
   private readonly commands = new Map<string, number>();
   private readonly purger: NodeJS.Timeout;
 
-  constructor(shardId: number, config: Config, dataDir: string, masterKey: string) {
+  /** `now`: the shard's clock (rate windows, credit months, expiries); tests inject their own. */
+  constructor(shardId: number, config: Config, dataDir: string, masterKey: string, now: () => number = Date.now) {
     const store: ShardStore = openShardStore(dataDir);
     this.ctx = {
-      shardId, config, store, waiters: new WaiterRegistry(), sealer: new Sealer(masterKey), now: () => Date.now(),
+      shardId, config, store, waiters: new WaiterRegistry(now), sealer: new Sealer(masterKey), now,
     };
     // Actors never read each other's records: one that needs another's answer is handed its method.
     this.oauth = new OAuthActor(this.ctx, (accountId) => this.accounts.generation(accountId));

@@ -3,6 +3,7 @@
 // administration). Loaded only when one of them runs, so the client starts without them.
 import path from 'node:path';
 import { ConfigError, loadConfig, parseShardMap, type Config } from '../config/config.js';
+import { reportBoundPorts } from '../obs/bound-ports.js';
 import { createLogger } from '../obs/logger.js';
 import { resolveMasterKey } from '../security/sealer.js';
 import { prepareDataDir } from '../storage/data-dir.js';
@@ -53,6 +54,7 @@ async function shard(config: Config, flags: Map<string, string>): Promise<void> 
   assertListenAllowed(listen, tls, flags.has('insecure'));
   const masterKey = resolveMasterKey(config.masterKey, path.dirname(dataDir));
   const host = await startShardHost({ id, config, listen, dataDir, masterKey, log, tls });
+  reportBoundPorts(config, { grpc: host.port });
   onSignals(() => host.stop());
 }
 

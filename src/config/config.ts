@@ -26,6 +26,10 @@ export interface Config {
   readonly domains: readonly string[];
   readonly mxHost: string;
   readonly dnsServers: readonly string[];
+  /** How long the SMTP answer may wait for sender authentication before it is finished after the 250. */
+  readonly authInlineMs: number;
+  /** Sender authentication gives up (temperror for what is left) after this long. */
+  readonly authTimeoutMs: number;
   readonly adminToken: string | null;
   readonly webhookAllowPrivate: boolean;
   readonly webhookCaFile: string | null;
@@ -54,6 +58,8 @@ export interface Config {
   readonly masterKey: string | null;
   readonly logLevel: string;
   readonly poolThreads: number;
+  /** Where a process writes the ports it bound (MAILCUE_PORTS_FILE), for launchers that start it on port 0. */
+  readonly portsFile: string | null;
   /** Cluster mode (DESIGN.md §8) when non-empty: etcd v3 endpoints. */
   readonly etcdEndpoints: readonly string[];
   /** Every etcd key of this cluster lives under it; ends with "/". */
@@ -236,6 +242,8 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     domains,
     mxHost: (env.MAILCUE_MX_HOST || DEFAULTS.mxHost).toLowerCase(),
     dnsServers: list(env, 'MAILCUE_DNS_SERVERS', []),
+    authInlineMs: int(env, 'MAILCUE_AUTH_INLINE_MS', 1_000, 0, 60_000),
+    authTimeoutMs: int(env, 'MAILCUE_AUTH_TIMEOUT_MS', 10_000, 100, 120_000),
     adminToken: env.MAILCUE_ADMIN_TOKEN || null,
     webhookAllowPrivate: bool(env, 'MAILCUE_WEBHOOK_ALLOW_PRIVATE'),
     webhookCaFile: env.MAILCUE_WEBHOOK_CA_FILE || null,
@@ -259,6 +267,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     masterKey: env.MAILCUE_MASTER_KEY || null,
     logLevel: env.MAILCUE_LOG_LEVEL || DEFAULTS.logLevel,
     poolThreads: int(env, 'MAILCUE_POOL_THREADS', DEFAULTS.poolThreads, 0, 64),
+    portsFile: env.MAILCUE_PORTS_FILE ? path.resolve(env.MAILCUE_PORTS_FILE) : null,
     etcdEndpoints: list(env, 'MAILCUE_ETCD_ENDPOINTS', []),
     etcdPrefix: etcdPrefix(env),
     // etcd refuses leases much shorter than its election timeout; 2 s is its floor by default.

@@ -3,6 +3,7 @@
 import type { Config, ShardAddress } from '../config/config.js';
 import { MailcueError } from '../errors/registry.js';
 import { startSmtpIngress, type SmtpIngress } from '../ingress/smtp-ingress.js';
+import { reportBoundPorts, withBoundHttpPort } from '../obs/bound-ports.js';
 import type { Logger } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { WorkPool } from '../pool/work-pool.js';
@@ -49,13 +50,20 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
   });
 }
 
-export async function startFront(config: Config, shards: readonly ShardAddress[] | ((observe: (command: string, seconds: number, ok: boolean) => void) => Placement), log: Logger): Promise<Front> {
+export async function startFront(configured: Config, shards: readonly ShardAddress[] | ((observe: (command: string, seconds: number, ok: boolean) => void) => Placement), log: Logger): Promise<Front> {
   const metrics = new Metrics();
   const observe = (command: string, seconds: number, ok: boolean) => metrics.shardCall(command, seconds, ok);
   // A static shard map, or (cluster mode) a placement that follows the slot map in etcd.
-  const cluster = typeof shards === 'function' ? new Cluster(shards(observe)) : new Cluster(shards, observe, loadTls(config));
+  const cluster = typeof shards === 'function' ? new Cluster(shards(observe)) : new Cluster(shards, observe, loadTls(configured));
   await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
-  const pool = new WorkPool(config.poolThreads);
+
+  // Bound before the routes are added, so that a front started on port 0 knows its own URL when
+  // they read it; until then a request finds no route (the service is not ready yet).
+  const app = uWS.App();
+  const listenSocket = await listen(app, configured.host, configured.httpPort);
+  const httpPort = uWS.us_socket_local_port(listenSocket);
+  const config = withBoundHttpPort(configured, httpPort);
+  const pool = new WorkPool(config.poolThreads, (err) => log.warn({ err }, 'pool worker failed and was replaced'));
   // Rotations and plan changes pushed by the shards; `sessions` is set below, before any request.
   let sessions: SessionStore | null = null;
   const notices = new NoticeListener(
@@ -83,7 +91,6 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
   );
   const deps: Deps = { config, cluster, pool, log, admitted };
 
-  const app = uWS.App();
   const router = new Router(app, {
     onError: (ex, err) => sendRestError(ex, err, log),
     observe: (ex, seconds) => metrics.requestAnswered(ex.method, ex.route, ex.status, seconds),
@@ -120,8 +127,6 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
     throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
   });
 
-  const listenSocket = await listen(app, config.host, config.httpPort);
-  const httpPort = uWS.us_socket_local_port(listenSocket);
   let opsSocket: us_listen_socket | null = null;
   let smtp: SmtpIngress;
   try {
@@ -133,6 +138,7 @@ export async function startFront(config: Config, shards: readonly ShardAddress[]
     throw err;
   }
   const opsPort = uWS.us_socket_local_port(opsSocket);
+  reportBoundPorts(config, { http: httpPort, smtp: smtp.port, ops: opsPort });
   log.info({ http_port: httpPort, smtp_port: smtp.port, ops: `${config.opsHost}:${opsPort}`, shards: cluster.shards.length }, 'mailcue front ready');
   if (!config.adminToken) log.info('admin API off (set MAILCUE_ADMIN_TOKEN); create accounts with: npx mailcue admin create-account --plan growth');
 

@@ -2,6 +2,7 @@
 import test from 'ava';
 import { sendMail } from '../helpers/mail.js';
 import { startService, type Service } from '../helpers/service.js';
+import { parked, until } from '../helpers/wait.js';
 
 let svc: Service;
 test.before(async () => {
@@ -37,11 +38,12 @@ test('cluster - inboxes spread over both shards; one mail to several inboxes rea
   t.true(Number(/^mailcue_messages_received_total (\d+)/m.exec(stats)![1]) >= 8);
 });
 
-test('cluster - a long-poll is woken by delivery on the owning shard process', async (t) => {
+// Serial: the parked-waiters gauge then counts this test's long-poll alone.
+test.serial('cluster - a long-poll is woken by delivery on the owning shard process', async (t) => {
   const key = (await svc.createAccount('free')).api_key;
   const inbox = ((await (await svc.api(key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address;
   const pending = svc.api(key, 'GET', `/v1/inboxes/${inbox}/messages/wait?timeout=15`);
-  await new Promise((r) => setTimeout(r, 300));
+  await parked(svc);
   await sendMail(svc.smtpPort, { to: inbox, subject: 'wake', text: 'hello' });
   const body = (await (await pending).json()) as Json;
   t.is(body.data.subject, 'wake');
@@ -73,18 +75,10 @@ test.serial('cluster - a shard that stops answers 503 for its keys and readyz fa
   const { spawn } = await import('node:child_process');
   const restarted = spawn(process.execPath, args, { env: { ...process.env, ...svc.env }, stdio: 'ignore' });
   svc.processes[1] = restarted;
-  let ready = 0;
-  for (let i = 0; i < 100 && ready !== 200; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    ready = (await fetch(`${svc.baseUrl}/readyz`)).status;
-  }
-  t.is(ready, 200);
+  await until(async () => (await fetch(`${svc.baseUrl}/readyz`)).status === 200, 'readyz after the shard restarts');
   for (const inbox of inboxes) {
     let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      status = (await svc.api(key, 'GET', `/v1/inboxes/${inbox}`)).status;
-      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
-    }
+    await until(async () => (status = (await svc.api(key, 'GET', `/v1/inboxes/${inbox}`)).status) === 200, `${inbox} served again`);
     t.is(status, 200, inbox);
   }
 });

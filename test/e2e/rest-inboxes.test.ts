@@ -2,6 +2,7 @@
 import test from 'ava';
 import { sendMail } from '../helpers/mail.js';
 import { startService, type Service } from '../helpers/service.js';
+import { parked, until } from '../helpers/wait.js';
 
 let svc: Service;
 let key: string;
@@ -36,7 +37,7 @@ test('inboxes - create with a random or chosen address, list, get, delete', asyn
   t.is(list.count, list.data.length);
 
   const one = await json(await svc.api(key, 'GET', `/v1/inboxes/${chosen}`));
-  t.deepEqual(Object.keys(one.data).sort(), ['address', 'created_at', 'domain', 'message_count', 'unread_count']);
+  t.deepEqual(Object.keys(one.data).sort(), ['address', 'created_at', 'domain', 'message_count', 'require_auth', 'unread_count']);
 
   const taken = await svc.api(key, 'POST', '/v1/inboxes', { address: chosen });
   t.is(taken.status, 409);
@@ -115,10 +116,11 @@ test('messages - limit is honoured and newest come first', async (t) => {
   t.regex(body.message, /limit/);
 });
 
-test('wait - a long-poll started before the mail returns it; since skips older mail; timeout answers 200', async (t) => {
+// Serial: the parked-waiters gauge then counts this test's long-poll alone.
+test.serial('wait - a long-poll started before the mail returns it; since skips older mail; timeout answers 200', async (t) => {
   const inbox = await newInbox();
   const pending = svc.api(key, 'GET', `/v1/inboxes/${inbox}/messages/wait?timeout=10`);
-  await new Promise((r) => setTimeout(r, 300));
+  await parked(svc);
   await sendMail(svc.smtpPort, { to: inbox, subject: 'first', text: 'code 1234' });
   const first = await json(await pending);
   t.is(first.timed_out, false);
@@ -142,21 +144,12 @@ test.serial('wait - a disconnected long-poll leaves no parked waiter', async (t)
   const pending = fetch(`${svc.baseUrl}/v1/inboxes/${inbox}/messages/wait?timeout=60`, {
     headers: { authorization: `Bearer ${key}` }, signal: controller.signal,
   }).catch(() => null);
-  const gauge = () => svc.parkedWaiters();
-  let parked = 0;
-  for (let i = 0; i < 50 && parked === 0; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    parked = await gauge();
-  }
-  t.is(parked, 1);
+  await parked(svc);
+  t.is(await svc.parkedWaiters(), 1);
   controller.abort();
   await pending;
-  let left = 1;
-  for (let i = 0; i < 50 && left !== 0; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    left = await gauge();
-  }
-  t.is(left, 0);
+  await until(async () => (await svc.parkedWaiters()) === 0, 'the disconnected waiter to leave');
+  t.is(await svc.parkedWaiters(), 0);
 });
 
 test('errors - 550 unknown recipient, 552 oversize, 401, 404 for another account, 400 malformed, in the documented shape', async (t) => {
@@ -242,7 +235,7 @@ test('shutdown - a parked long-poll is answered (timed out), not cut, when the s
   const k = (await own.createAccount('free')).api_key;
   const inbox = ((await (await own.api(k, 'POST', '/v1/inboxes', {})).json()) as Json).data.address;
   const pending = own.api(k, 'GET', `/v1/inboxes/${inbox}/messages/wait?timeout=60`);
-  await new Promise((r) => setTimeout(r, 300));
+  await parked(own);
   const stopped = own.stop();
   const res = await pending;
   t.is(res.status, 200);

@@ -11,7 +11,8 @@ let auth: Record<string, string>;
 let session: string;
 
 test.before(async () => {
-  svc = await startService();
+  // HTTP on port 0 too: the front reports the port it bound and names its URLs after it.
+  svc = await startService({ env: { MAILCUE_HTTP_PORT: '0' } });
   key = (await svc.createAccount('growth')).api_key;
   auth = { authorization: `Bearer ${key}` };
   session = await rawInitialize(svc.baseUrl, key, '2025-06-18');
@@ -30,6 +31,13 @@ const ping = { jsonrpc: '2.0', id: 7, method: 'ping' };
 function rpcError(status: number, id: number | null, code: number, message: string, data = message) {
   return { status, body: { jsonrpc: '2.0', id, error: { code, message, data } } };
 }
+
+test('bound ports - a front started on port 0 reports the port it bound and names its URLs after it', async (t) => {
+  t.not(svc.httpPort, 0);
+  t.not(svc.smtpPort, 0);
+  const metadata = (await (await fetch(`${svc.baseUrl}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string };
+  t.is(metadata.resource, `${svc.baseUrl}/mcp`);
+});
 
 test('transport errors - a foreign Origin is 403 on both transports', async (t) => {
   const evil = { ...auth, origin: 'https://evil.example' };

@@ -6,6 +6,7 @@ import { sendMail } from '../helpers/mail.js';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.js';
 import { startDnsServer } from '../helpers/dns-server.js';
 import { startService, type Service } from '../helpers/service.js';
+import { until } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
 let svc: Service;
@@ -43,10 +44,20 @@ function deliveriesFor(address: string) {
   return receiver.deliveries.filter((d) => JSON.parse(d.body).inbox === address);
 }
 
-async function until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+/**
+ * Proves a webhook got nothing more for an inbox without sleeping: a sentinel webhook registered
+ * on the same inbox receives a last mail. Its outbox entry commits in the same transaction as any
+ * entry the other webhook could have had, and the sender drops or sends both in the same pass; so
+ * once the sentinel has it, whatever the other was going to get has arrived.
+ */
+async function settledBySentinel(address: string, tag: string): Promise<void> {
+  const sentinel = hookUrl(`sentinel-${tag}`);
+  await svc.api(acct.api_key, 'POST', '/v1/webhooks', { url: sentinel, inbox: address });
+  await sendMail(svc.smtpPort, { to: address, subject: `sentinel ${tag}`, text: 'x' });
+  await until(() => receiver.deliveries.some((d) => sentinel.endsWith(d.url) && d.status === 200), `the sentinel webhook of ${address}`);
 }
+
+const toOthers = (address: string) => deliveriesFor(address).filter((d) => !d.url.includes('t=sentinel-'));
 
 test('webhooks - register, list, a signed new_message delivery with the SEED.md fields, delete', async (t) => {
   const address = await inbox();
@@ -63,7 +74,7 @@ test('webhooks - register, list, a signed new_message delivery with the SEED.md 
   t.is(list.count, list.data.length);
 
   await sendMail(svc.smtpPort, { to: address, subject: 'Your code', text: 'Your verification code is 662211', attachments: [{ filename: 'a.txt', content: 'hi' }] });
-  await until(() => deliveriesFor(address).length >= 1);
+  await until(() => deliveriesFor(address).length >= 1, 'the first delivery');
   const [d] = deliveriesFor(address);
   t.is(d!.status, 200, 'the receiver verified X-Service-Signature');
   const body = JSON.parse(d!.body);
@@ -76,6 +87,7 @@ test('webhooks - register, list, a signed new_message delivery with the SEED.md 
   t.is(body.message.has_attachment, true);
   t.is(body.message.otp, '662211');
   t.is(body.message.verification_link, null);
+  t.true(['pass', 'fail', 'none', 'temperror'].includes(body.message.auth), 'the compact sender-authentication verdict rides along');
   t.is(d!.headers['x-service-signature'], createHmac('sha256', acct.api_key).update(d!.body).digest('hex'));
   const id = d!.headers['webhook-id'] as string;
   const ts = d!.headers['webhook-timestamp'] as string;
@@ -84,17 +96,17 @@ test('webhooks - register, list, a signed new_message delivery with the SEED.md 
 
   // The attempt is logged once its outcome commits, a moment after the receiver answered.
   let history: Json = { data: [] };
-  for (let i = 0; i < 100 && history.data.length === 0; i++) {
+  await until(async () => {
     history = (await (await svc.api(acct.api_key, 'GET', `/v1/webhooks/${reg.id}/deliveries`)).json()) as Json;
-    if (history.data.length === 0) await new Promise((r) => setTimeout(r, 50));
-  }
+    return history.data.length > 0;
+  }, 'the delivery in the webhook history');
   t.is(history.data[0].status, 200);
 
   const del = await svc.api(acct.api_key, 'DELETE', `/v1/webhooks/${reg.id}`);
   t.deepEqual(await del.json(), { success: true, message: `Webhook ${reg.id} deleted` });
   await sendMail(svc.smtpPort, { to: address, subject: 'after delete', text: 'x' });
-  await new Promise((r) => setTimeout(r, 500));
-  t.is(deliveriesFor(address).length, 1);
+  await settledBySentinel(address, 'deleted');
+  t.is(toOthers(address).length, 1);
 });
 
 test.serial('webhooks - a receiver that fails twice then succeeds gets exactly three attempts at growing intervals', async (t) => {
@@ -102,8 +114,10 @@ test.serial('webhooks - a receiver that fails twice then succeeds gets exactly t
   await svc.api(acct.api_key, 'POST', '/v1/webhooks', { url: hookUrl('retry'), inbox: address });
   receiver.script.push(500, 503);
   await sendMail(svc.smtpPort, { to: address, subject: 'retry me', text: 'hello' });
-  await until(() => deliveriesFor(address).length >= 3);
-  await new Promise((r) => setTimeout(r, 2500));
+  await until(() => deliveriesFor(address).length >= 3, 'three attempts');
+  // The success commits with the outbox entry removed: once it is in the history, no attempt is left.
+  const id = ((await (await svc.api(acct.api_key, 'GET', '/v1/webhooks')).json()) as Json).data.find((w: Json) => w.inbox === address)._id;
+  await until(async () => ((await (await svc.api(acct.api_key, 'GET', `/v1/webhooks/${id}/deliveries`)).json()) as Json).data[0]?.status === 200, 'the success in the history');
   const attempts = deliveriesFor(address);
   t.deepEqual(attempts.map((a) => a.status), [500, 503, 200]);
   t.is(new Set(attempts.map((a) => a.headers['webhook-id'])).size, 1, 'the same webhook-id on every retry');
@@ -117,8 +131,9 @@ test.serial('webhooks - 10 consecutive failed notifications disable the webhook;
   // Every attempt of 10 notifications fails (4 attempts each).
   receiver.script.push(...Array(40).fill(500));
   for (let i = 0; i < 10; i++) await sendMail(svc.smtpPort, { to: address, subject: `fail ${i}`, text: 'x' });
-  await until(() => deliveriesFor(address).length >= 40, 30_000);
-  await new Promise((r) => setTimeout(r, 300));
+  await until(() => deliveriesFor(address).length >= 40, 'forty failed attempts', 60_000);
+  // The tenth notification's last failure disables the webhook in the transaction that logs it.
+  await until(async () => ((await (await svc.api(acct.api_key, 'GET', `/v1/webhooks/${reg.id}/deliveries`)).json()) as Json).data.length >= 40, 'forty logged attempts');
   const active = (await (await svc.api(acct.api_key, 'GET', '/v1/webhooks')).json()) as Json;
   t.false(active.data.some((w: Json) => w._id === reg.id));
   const all = (await (await svc.api(acct.api_key, 'GET', '/v1/webhooks?status=all')).json()) as Json;
@@ -127,8 +142,8 @@ test.serial('webhooks - 10 consecutive failed notifications disable the webhook;
   t.is(disabled.failureCount, 10);
 
   await sendMail(svc.smtpPort, { to: address, subject: 'while disabled', text: 'x' });
-  await new Promise((r) => setTimeout(r, 500));
-  t.is(deliveriesFor(address).length, 40, 'a disabled webhook gets nothing');
+  await settledBySentinel(address, 'disabled');
+  t.is(toOthers(address).length, 40, 'a disabled webhook gets nothing');
 
   const again = await svc.api(acct.api_key, 'POST', '/v1/webhooks', { url: hookUrl('disable'), inbox: address });
   t.is(again.status, 200);
@@ -136,8 +151,8 @@ test.serial('webhooks - 10 consecutive failed notifications disable the webhook;
   const relisted = ((await (await svc.api(acct.api_key, 'GET', '/v1/webhooks')).json()) as Json).data.find((w: Json) => w._id === reg.id);
   t.is(relisted.failureCount, 0);
   await sendMail(svc.smtpPort, { to: address, subject: 'back', text: 'x' });
-  const back = () => deliveriesFor(address).some((d) => JSON.parse(d.body).message.subject === 'back' && d.status === 200);
-  await until(back);
+  const back = () => toOthers(address).some((d) => JSON.parse(d.body).message.subject === 'back' && d.status === 200);
+  await until(back, 'the re-activated webhook to deliver');
   t.true(back(), 'the re-activated webhook delivers again');
 });
 
@@ -146,10 +161,12 @@ test.serial('webhooks - killed with a retry pending and restarted: the notificat
   await svc.api(acct.api_key, 'POST', '/v1/webhooks', { url: hookUrl('restart'), inbox: address });
   receiver.script.push(500);
   await sendMail(svc.smtpPort, { to: address, subject: 'survive', text: 'x' });
-  await until(() => deliveriesFor(address).length >= 1);
+  await until(() => deliveriesFor(address).length >= 1, 'the first attempt');
   await svc.restart({ hard: true });
-  await until(() => deliveriesFor(address).some((d) => d.status === 200), 20_000);
-  await new Promise((r) => setTimeout(r, 2500));
+  await until(() => deliveriesFor(address).some((d) => d.status === 200), 'the retried notification', 60_000);
+  // Logged with its outbox entry removed: once the success is in the history, nothing is pending.
+  const id = ((await (await svc.api(acct.api_key, 'GET', '/v1/webhooks')).json()) as Json).data.find((w: Json) => w.inbox === address)._id;
+  await until(async () => ((await (await svc.api(acct.api_key, 'GET', `/v1/webhooks/${id}/deliveries`)).json()) as Json).data[0]?.status === 200, 'the success in the history');
   const attempts = deliveriesFor(address);
   t.is(attempts.filter((d) => d.status === 200).length, 1);
   t.is(new Set(attempts.map((a) => a.headers['webhook-id'])).size, 1);
@@ -160,10 +177,10 @@ test.serial('webhooks - a 5 MB answer and a receiver that never answers are hand
   const reg = (await (await svc.api(acct.api_key, 'POST', '/v1/webhooks', { url: hookUrl('hostile'), inbox: address })).json()) as Json;
   receiver.script.push('huge');
   await sendMail(svc.smtpPort, { to: address, subject: 'huge', text: 'x' });
-  await until(() => deliveriesFor(address).length >= 1);
+  await until(() => deliveriesFor(address).length >= 1, 'the first delivery');
   receiver.script.push('hang');
   await sendMail(svc.smtpPort, { to: address, subject: 'hang', text: 'x' });
-  await until(() => deliveriesFor(address).filter((d) => JSON.parse(d.body).message.subject === 'hang').length >= 2, 10_000);
+  await until(() => deliveriesFor(address).filter((d) => JSON.parse(d.body).message.subject === 'hang').length >= 2, 'two attempts of the hanging notification');
   const history = (await (await svc.api(acct.api_key, 'GET', `/v1/webhooks/${reg.id}/deliveries`)).json()) as Json;
   t.true(history.data.some((h: Json) => h.status === null && /timed out/.test(h.error)), JSON.stringify(history.data));
   t.true(history.data.some((h: Json) => h.status === 200));
@@ -174,7 +191,7 @@ test.serial('webhooks - a redirect answer is a failed attempt, never followed', 
   await svc.api(acct.api_key, 'POST', '/v1/webhooks', { url: hookUrl('redirect'), inbox: address });
   receiver.script.push(302);
   await sendMail(svc.smtpPort, { to: address, subject: 'moved', text: 'x' });
-  await until(() => deliveriesFor(address).length >= 2);
+  await until(() => deliveriesFor(address).length >= 2, 'two deliveries');
   t.deepEqual(deliveriesFor(address).map((d) => d.status), [302, 200]);
 });
 

@@ -11,6 +11,8 @@ import path from 'node:path';
 
 export interface Delivery {
   at: number;
+  /** The request path and query: tells apart webhooks registered with different URLs. */
+  url: string;
   headers: Record<string, string | string[] | undefined>;
   body: string;
   status: number;
@@ -75,7 +77,7 @@ export async function startReceiver(key = ''): Promise<Receiver> {
       const behaviour = receiver.script.shift() ?? 200;
       const signed = verifySignature(body, req.headers['x-service-signature'] as string | undefined, receiver.key);
       const status = !signed ? 401 : behaviour === 'hang' ? 0 : behaviour === 'huge' ? 200 : behaviour;
-      receiver.deliveries.push({ at: Date.now(), headers: req.headers, body, status });
+      receiver.deliveries.push({ at: Date.now(), url: req.url ?? '', headers: req.headers, body, status });
       if (behaviour === 'hang' && signed) {
         hanging.add(res);
         return;

@@ -1,7 +1,11 @@
 // Starts the real service as child processes (embedded `mailcue serve`, or a cluster of
-// `mailcue shard` + `mailcue front`) on free loopback ports in a temp data dir, and stops them by PID.
+// `mailcue shard` + `mailcue front`) in a temp data dir, and stops them by PID. Fronts start SMTP
+// on port 0 and report the ports they bound (MAILCUE_PORTS_FILE); a restart asks for the same
+// ports again, so the service keeps its URLs. HTTP starts on a port chosen here, unless the test
+// asks for MAILCUE_HTTP_PORT=0: uWS sets SO_REUSEPORT only on sockets bound to an explicit port,
+// so a port it picked itself cannot be bound again while the old connections linger (no restart).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +27,7 @@ export async function freePort(): Promise<number> {
 }
 
 export interface Service {
+  /** The front's URL (the first front's in a cluster), known once it has bound its port. */
   baseUrl: string;
   httpPort: number;
   smtpPort: number;
@@ -101,61 +106,73 @@ export interface StartOptions {
   etcd?: string;
 }
 
+/** The ports a front wrote to its MAILCUE_PORTS_FILE, once it has bound them. */
+async function boundPorts(file: string, child: ChildProcess, timeoutMs = 60_000): Promise<{ http: number; smtp: number }> {
+  const end = Date.now() + timeoutMs;
+  while (!existsSync(file)) {
+    if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${(child as ChildProcess & { tail: string[] }).tail.join('')}`);
+    if (Date.now() > end) throw new Error(`no ports reported after ${timeoutMs} ms: ${(child as ChildProcess & { tail: string[] }).tail.join('')}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return JSON.parse(readFileSync(file, 'utf8')) as { http: number; smtp: number };
+}
+
 export async function startService(options: StartOptions = {}): Promise<Service> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'mailcue-test-'));
-  const httpPort = await freePort();
-  const smtpPort = await freePort();
-  const opsPort = await freePort();
-  const baseUrl = `http://127.0.0.1:${httpPort}`;
   const env: Record<string, string> = {
     MAILCUE_HOST: '127.0.0.1',
-    MAILCUE_HTTP_PORT: String(httpPort),
-    MAILCUE_SMTP_PORT: String(smtpPort),
-    MAILCUE_OPS_PORT: String(opsPort),
     MAILCUE_DATA_DIR: dataDir,
     MAILCUE_ADMIN_TOKEN: ADMIN_TOKEN,
-    MAILCUE_PUBLIC_URL: baseUrl,
     MAILCUE_LOG_LEVEL: 'warn',
     MAILCUE_POOL_THREADS: '1',
     ...options.env,
   };
   const shardPorts = options.clusterShards ? await Promise.all(Array.from({ length: options.clusterShards }, freePort)) : [];
-  // Extra fronts (cluster mode) listen on their own HTTP and SMTP ports.
-  const extraFronts = await Promise.all(
-    Array.from({ length: Math.max(0, (options.fronts ?? 1) - 1) }, async () => ({ http: await freePort(), smtp: await freePort(), ops: await freePort() })),
-  );
-  const frontUrls = [baseUrl, ...extraFronts.map((f) => `http://127.0.0.1:${f.http}`)];
-  const opsUrls = [opsPort, ...extraFronts.map((f) => f.ops)].map((p) => `http://127.0.0.1:${p}`);
+  const frontCount = options.clusterShards ? Math.max(1, options.fronts ?? 1) : 1;
+  // SMTP (and HTTP when asked) is 0 until the first boot binds it; restarts ask for the same ports.
+  const httpOnPortZero = options.env?.MAILCUE_HTTP_PORT === '0';
+  const fronts = await Promise.all(Array.from({ length: frontCount }, async (_, i) => ({
+    http: httpOnPortZero ? 0 : await freePort(), smtp: 0, ops: await freePort(), portsFile: path.join(dataDir, `front-${i}.ports.json`),
+  })));
+  const opsUrls = fronts.map((f) => `http://127.0.0.1:${f.ops}`);
   const processes: ChildProcess[] = [];
+  // Port 0 in the public URL: the front names itself after the port it binds.
+  const frontEnv = (f: (typeof fronts)[number]) => ({
+    MAILCUE_PUBLIC_URL: `http://127.0.0.1:${f.http}`, ...env,
+    MAILCUE_HTTP_PORT: String(f.http), MAILCUE_SMTP_PORT: String(f.smtp), MAILCUE_OPS_PORT: String(f.ops), MAILCUE_PORTS_FILE: f.portsFile,
+  });
 
   const boot = async () => {
     processes.length = 0;
+    const launched: ChildProcess[] = [];
+    for (const f of fronts) rmSync(f.portsFile, { force: true });
     if (options.clusterShards && options.etcd) {
       env.MAILCUE_ETCD_ENDPOINTS = options.etcd;
       env.MAILCUE_ETCD_PREFIX ??= `/${path.basename(dataDir)}/`;
-      env.MAILCUE_LEASE_TTL_S ??= '2';
       env.MAILCUE_MASTER_KEY ??= 'a'.repeat(64);
       for (const [id, port] of shardPorts.entries()) {
         processes.push(launch(['shard', '--id', `shard-${id}`, '--listen', `127.0.0.1:${port}`, '--data', path.join(dataDir, `shard-${id}`)], env));
       }
-      processes.push(launch(['front'], env));
-      for (const f of extraFronts) processes.push(launch(['front'], { ...env, MAILCUE_HTTP_PORT: String(f.http), MAILCUE_SMTP_PORT: String(f.smtp), MAILCUE_OPS_PORT: String(f.ops) }));
+      for (const f of fronts) launched.push(launch(['front'], frontEnv(f)));
     } else if (options.clusterShards) {
       for (const [id, port] of shardPorts.entries()) {
         processes.push(launch(['shard', '--id', String(id), '--listen', `127.0.0.1:${port}`, '--data', path.join(dataDir, `shard-${id}`)], env));
       }
       const map = shardPorts.map((p, id) => `${id}=127.0.0.1:${p}`).join(',');
       env.MAILCUE_SHARDS = map;
-      processes.push(launch(['front', '--shards', map], env));
-      for (const f of extraFronts) {
-        processes.push(launch(['front', '--shards', map], { ...env, MAILCUE_HTTP_PORT: String(f.http), MAILCUE_SMTP_PORT: String(f.smtp), MAILCUE_OPS_PORT: String(f.ops) }));
-      }
+      for (const f of fronts) launched.push(launch(['front', '--shards', map], frontEnv(f)));
     } else {
-      processes.push(launch(['serve'], env));
+      launched.push(launch(['serve'], frontEnv(fronts[0]!)));
     }
-    for (const url of frontUrls) await waitReady(url, processes);
+    processes.push(...launched);
+    for (const [i, f] of fronts.entries()) Object.assign(f, await boundPorts(f.portsFile, launched[i]!));
+    service.httpPort = fronts[0]!.http;
+    service.smtpPort = fronts[0]!.smtp;
+    service.baseUrl = `http://127.0.0.1:${fronts[0]!.http}`;
+    service.frontUrls = fronts.map((f) => `http://127.0.0.1:${f.http}`);
+    // A cluster through etcd is ready once every slot has a live shard: shards join one by one.
+    for (const url of service.frontUrls) await waitReady(url, processes, options.etcd ? 90_000 : undefined);
   };
-  await boot();
 
   const stopAll = async (signal?: NodeJS.Signals) => {
     // Front first, so no request reaches a stopped shard.
@@ -163,7 +180,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
   };
 
   const service: Service = {
-    baseUrl, httpPort, smtpPort, dataDir, env, processes, frontUrls, opsUrls,
+    baseUrl: '', httpPort: 0, smtpPort: 0, dataDir, env, processes, frontUrls: [], opsUrls,
     async metrics(front = 0) {
       return (await fetch(`${opsUrls[front]}/metrics`)).text();
     },
@@ -179,14 +196,14 @@ export async function startService(options: StartOptions = {}): Promise<Service>
       await boot();
     },
     admin(method, p, body) {
-      return fetch(`${baseUrl}${p}`, {
+      return fetch(`${service.baseUrl}${p}`, {
         method,
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     },
     api(key, method, p, body) {
-      return fetch(`${baseUrl}${p}`, {
+      return fetch(`${service.baseUrl}${p}`, {
         method,
         headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -208,5 +225,11 @@ export async function startService(options: StartOptions = {}): Promise<Service>
       });
     },
   };
+  try {
+    await boot();
+  } catch (err) {
+    await stopAll('SIGKILL');
+    throw err;
+  }
   return service;
 }

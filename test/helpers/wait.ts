@@ -1,0 +1,17 @@
+// Waiting on a condition the test can observe (a gauge, a receiver's log) instead of sleeping a
+// guessed time: returns as soon as it holds, fails loudly if it never does.
+import type { Service } from './service.js';
+
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`still waiting after ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Resolves once `count` long-polls are parked (the parked-waiters gauge): the latch a test sends its mail after. */
+export function parked(svc: Service, count = 1): Promise<void> {
+  return until(async () => (await svc.parkedWaiters()) >= count, `${count} parked waiter(s)`);
+}
