@@ -81,5 +81,5 @@ export interface RequestScope {
 export interface CommandDispatcher {
   dispatch(command: Command, scope: RequestScope): unknown;
   /** Rotations and plan changes, told after they commit (the server pushes them to every front). */
-  onAccountChange(listener: (notice: AccountNotice) => void): void;
+  onAccountChange?(listener: (notice: AccountNotice) => void): void;
 }

@@ -78,7 +78,12 @@ export async function startFront(configured: Config, shards: readonly ShardAddre
   for (const c of cluster.placement.clients()) notices.ensure(c.shardId, c.target);
   const admitted = new AdmittedCredentials(
     (accountId) => {
-      const shard = cluster.shardOf(accountId);
+      let shard;
+      try {
+        shard = cluster.shardOf(accountId);
+      } catch {
+        return null; // no owner right now: nothing is cached
+      }
       notices.ensure(shard.shardId, shard.target);
       return shard.shardId;
     },

@@ -71,7 +71,7 @@ export function createShardServer(actors: CommandDispatcher, log: Logger, fence?
   // Every front's Notices stream: rotations and plan changes of this shard's accounts reach them all.
   const listeners = new Set<grpc.ServerWritableStream<unknown, AccountNotice>>();
   noticeStreams.set(server, listeners);
-  actors.onAccountChange((notice) => {
+  actors.onAccountChange?.((notice) => {
     for (const call of listeners) call.write(notice);
   });
   server.addService(ShardService.service, {

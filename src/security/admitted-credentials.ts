@@ -27,7 +27,8 @@ export class AdmittedCredentials {
   private readonly rotated = new Map<string, number>();
 
   constructor(
-    private readonly shardOf: (accountId: string) => ShardId,
+    /** The shard that holds the account, or null when none does now (a slot moving). */
+    private readonly shardOf: (accountId: string) => ShardId | null,
     private readonly listening: (shard: ShardId) => boolean,
     private readonly now: () => number = Date.now,
   ) {}
@@ -43,7 +44,7 @@ export class AdmittedCredentials {
     if ((this.rotated.get(accountId) ?? -1) > generation) return;
     const shard = this.shardOf(accountId);
     // Admitted while the shard's notices are not heard: a revocation could pass unseen.
-    if (!this.listening(shard)) return;
+    if (shard === null || !this.listening(shard)) return;
     if (this.entries.size >= ADMITTED_MAX) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(hash, { accountId, plan, at: this.now(), shard });
   }
