@@ -1,18 +1,22 @@
 // AccountActor: plan, API key, credits and the per-minute windows of one account. It is the single
 // place where admission is decided, so every front tier in front of the same shards enforces one
 // shared limit. Records are cached in memory because admission must read its own writes at once.
-import type { Plan } from '../config/plans.js';
+import { sessionCap, type Plan } from '../config/plans.js';
 import { fail } from '../errors/registry.js';
 import { hashesEqual, sha256Hex } from '../security/credentials.js';
 import type { AccountCommand, Meter } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
 import { toAccountView, type AccountRecord, type AccountView } from '../contract/model.js';
-import type { Admission } from '../contract/results.js';
+import type { AccountNotice, Admission } from '../contract/results.js';
 
 interface Window {
   minute: number;
   rest: number;
   ops: number;
+}
+
+export function generationOf(record: AccountRecord): number {
+  return record.key_generation ?? 0;
 }
 
 export function utcMonth(ms: number): string {
@@ -31,8 +35,14 @@ export class AccountActor {
   /** Open agent-tool sessions per account: session id → last activity (ms) and idle limit. */
   private readonly sessions = new Map<string, Map<string, { seen: number; idleMs: number }>>();
 
+  /** Told after a rotation or plan change has committed; the shard server pushes it to the fronts. */
+  readonly changed: ((notice: AccountNotice) => void)[] = [];
+
   /** OAuth access tokens live with their account on this shard; the OAuth actor owns them. */
-  constructor(private readonly ctx: ActorContext, private readonly accessTokenValid: (accountId: string, hash: string) => boolean) {}
+  constructor(
+    private readonly ctx: ActorContext,
+    private readonly accessTokenValid: (accountId: string, hash: string, generation: number) => boolean,
+  ) {}
 
   handle(cmd: AccountCommand): unknown {
     switch (cmd.type) {
@@ -41,9 +51,15 @@ export class AccountActor {
       case 'account.get':
         return toAccountView(this.load(cmd.accountId));
       case 'account.set_plan':
-        return this.update(cmd.accountId, (r) => ({ ...r, plan: cmd.plan }));
+        return this.update(cmd.accountId, (r) => ({ ...r, plan: cmd.plan }), 'plan');
       case 'account.rotate_key':
-        return this.update(cmd.accountId, (r) => ({ ...r, key_hash: sha256Hex(cmd.key), key_sealed: this.ctx.sealer.seal(cmd.key) }));
+        // A new generation revokes every token, code and session of the old key at once (DESIGN §7).
+        this.sessions.delete(cmd.accountId);
+        return this.update(
+          cmd.accountId,
+          (r) => ({ ...r, key_hash: sha256Hex(cmd.key), key_sealed: this.ctx.sealer.seal(cmd.key), key_generation: generationOf(r) + 1 }),
+          'rotated',
+        );
       case 'account.admit':
         if (cmd.session) this.touchSession(cmd.accountId, cmd.session);
         return this.admit(cmd.accountId, cmd.credentialHash, cmd.credential, cmd.meter);
@@ -102,12 +118,23 @@ export class AccountActor {
     return record;
   }
 
-  private async update(id: string, change: (r: AccountRecord) => AccountRecord): Promise<AccountView> {
+  private async update(id: string, change: (r: AccountRecord) => AccountRecord, kind: AccountNotice['kind']): Promise<AccountView> {
     const next = change(this.load(id));
     this.cache.set(id, next);
     this.dirty.delete(id);
     await this.ctx.store.accounts.put(next);
+    const notice: AccountNotice = { account_id: id, kind, generation: generationOf(next) };
+    for (const listener of this.changed) listener(notice);
     return toAccountView(next);
+  }
+
+  /** The credential generation of an account, or -1 when there is no such account. */
+  generation(id: string): number {
+    try {
+      return generationOf(this.load(id));
+    } catch {
+      return -1;
+    }
   }
 
   private window(id: string): Window {
@@ -177,31 +204,62 @@ export class AccountActor {
     return live;
   }
 
+  /** Drops idle sessions and past minute windows of every account; answers how many went. */
+  purge(): number {
+    const now = this.ctx.now();
+    const minute = Math.floor(now / 60_000);
+    let removed = 0;
+    for (const [accountId, live] of this.sessions) {
+      for (const [id, s] of live) {
+        if (now - s.seen <= s.idleMs) continue;
+        live.delete(id);
+        removed++;
+      }
+      if (live.size === 0) this.sessions.delete(accountId);
+    }
+    for (const [accountId, w] of this.windows) {
+      if (w.minute === minute) continue;
+      this.windows.delete(accountId);
+      removed++;
+    }
+    return removed;
+  }
+
+  get openSessions(): number {
+    let n = 0;
+    for (const live of this.sessions.values()) n += live.size;
+    return n;
+  }
+
   private touchSession(accountId: string, sessionId: string): void {
     const s = this.sessions.get(accountId)?.get(sessionId);
     if (s) s.seen = this.ctx.now();
   }
 
-  /** Counts a tool-executing session against the plan's cap (DESIGN §4). */
+  /** Counts a session against the plan's cap: SEED.md's on Growth and up, discovery ones below (DESIGN §7). */
   private openSession(accountId: string, sessionId: string, idleMs: number): { open: number } {
     const plan = this.plan(this.load(accountId));
     const live = this.liveSessions(accountId);
-    if (!live.has(sessionId) && live.size >= plan.concurrentSessions) {
-      fail('session_limit', `Concurrent session limit reached (${plan.concurrentSessions} on ${plan.title})`, { limit: plan.concurrentSessions });
+    const cap = sessionCap(plan);
+    if (!live.has(sessionId) && live.size >= cap) {
+      fail('session_limit', `Concurrent session limit reached (${cap} on ${plan.title})`, { limit: cap });
     }
     live.set(sessionId, { seen: this.ctx.now(), idleMs });
     return { open: live.size };
   }
 
-  admit(accountId: string, credentialHash: string, credential: 'api_key' | 'access_token' | 'session', meter: Meter): Admission {
+  admit(accountId: string, credentialHash: string, credential: 'api_key' | 'access_token', meter: Meter): Admission {
     let record: AccountRecord;
     try {
       record = this.load(accountId);
     } catch {
       fail('unauthorized', 'The API key is invalid');
     }
-    if (credential === 'api_key' && !hashesEqual(record.key_hash, credentialHash)) fail('unauthorized', 'The API key is invalid');
-    if (credential === 'access_token' && !this.accessTokenValid(accountId, credentialHash)) fail('unauthorized', 'The access token is invalid or expired');
+    if (credential === 'api_key') {
+      if (!hashesEqual(record.key_hash, credentialHash)) fail('unauthorized', 'The API key is invalid');
+    } else if (credential !== 'access_token' || !this.accessTokenValid(accountId, credentialHash, generationOf(record))) {
+      fail('unauthorized', 'The access token is invalid or expired');
+    }
     const plan = this.plan(record);
     const w = this.window(accountId);
     const reset_s = this.resetSeconds();
@@ -225,7 +283,7 @@ export class AccountActor {
       this.cache.set(accountId, next);
       this.persistLater(accountId);
       credits_left = plan.monthlyCredits - next.credits_used;
-      return { account: toAccountView(next), rate: { limit: plan.opsPerMinute, remaining: plan.opsPerMinute - w.ops, reset_s }, credits_left };
+      return { account: toAccountView(next), generation: generationOf(next), rate: { limit: plan.opsPerMinute, remaining: plan.opsPerMinute - w.ops, reset_s }, credits_left };
     }
     if (meter.kind === 'rest') {
       if (w.rest >= plan.restPerMinute) {
@@ -235,7 +293,7 @@ export class AccountActor {
       }
       w.rest++;
     }
-    return { account: toAccountView(record), rate: { limit: plan.restPerMinute, remaining: Math.max(0, plan.restPerMinute - w.rest), reset_s } };
+    return { account: toAccountView(record), generation: generationOf(record), rate: { limit: plan.restPerMinute, remaining: Math.max(0, plan.restPerMinute - w.rest), reset_s } };
   }
 
   /** { reserved: false } when the account already holds the domain (adding it again is idempotent). */
@@ -261,6 +319,7 @@ export class AccountActor {
         tool_execution: plan.toolExecution,
         ops_per_minute: plan.opsPerMinute,
         concurrent_sessions: plan.concurrentSessions,
+        open_sessions_cap: sessionCap(plan),
         requests_per_minute: plan.restPerMinute,
         custom_domains: plan.customDomains,
         webhooks: plan.webhooks,

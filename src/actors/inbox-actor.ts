@@ -1,7 +1,8 @@
 // InboxActor: an inbox, its messages and their raw sources, and the long-polls parked on it.
 // Delivery commits the message, then wakes the waiters of that inbox on this same shard.
 import { fail, MailcueError } from '../errors/registry.js';
-import { newMessageId } from '../util/ids.js';
+import { answersAuthWait, type Authentication } from '../contract/authentication.js';
+import { messageIdCursor, newMessageId } from '../util/ids.js';
 import type { InboxCommand, MessageCommand } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
 import type { DeliverResult, RequestScope, WaitResult } from '../contract/results.js';
@@ -26,7 +27,9 @@ export class InboxActor {
   handle(cmd: InboxCommand | MessageCommand, scope: RequestScope): unknown {
     switch (cmd.type) {
       case 'inbox.create':
-        return this.create(cmd.accountId, cmd.address, cmd.domain);
+        return this.create(cmd.accountId, cmd.address, cmd.domain, cmd.requireAuth ?? false);
+      case 'inbox.update':
+        return this.update(cmd.accountId, cmd.address, cmd.requireAuth);
       case 'inbox.get':
         return toInboxView(this.owned(cmd.accountId, cmd.address));
       case 'inbox.delete':
@@ -58,6 +61,8 @@ export class InboxActor {
         return this.deleteMessage(cmd.accountId, cmd.address, cmd.id);
       case 'message.wait':
         return this.wait(cmd, scope);
+      case 'message.set_auth':
+        return this.setAuth(cmd.addresses, cmd.id, cmd.authentication);
     }
   }
 
@@ -80,10 +85,11 @@ export class InboxActor {
     return message;
   }
 
-  private async create(accountId: string, address: string, domain: string): Promise<InboxView> {
+  private async create(accountId: string, address: string, domain: string, requireAuth: boolean): Promise<InboxView> {
     const { store } = this.ctx;
     const record: InboxRecord = {
       address, domain, account_id: accountId, created_at: new Date(this.ctx.now()).toISOString(), message_count: 0, unread_count: 0,
+      require_auth: requireAuth,
     };
     await store.transaction(() => {
       if (store.inboxes.get(address)) fail('address_taken', `The address ${address} is already taken`);
@@ -91,6 +97,39 @@ export class InboxActor {
     });
     this.noteChange(accountId, address);
     return toInboxView(record);
+  }
+
+  /** Policy changes apply to waits that start afterwards; parked ones keep the policy they began with. */
+  private async update(accountId: string, address: string, requireAuth: boolean): Promise<InboxView> {
+    const { store } = this.ctx;
+    return store.transaction(() => {
+      const next = { ...this.owned(accountId, address), require_auth: requireAuth };
+      store.inboxes.update(next);
+      return toInboxView(next);
+    });
+  }
+
+  /** The finished check of a message stored while it ran; require-auth waits may now take it. */
+  private async setAuth(addresses: string[], id: string, authentication: Authentication): Promise<{ id: string }> {
+    const { store } = this.ctx;
+    const updated = await store.transaction(() => {
+      const out: { message: MessageRecord; accountId: string }[] = [];
+      for (const address of addresses) {
+        const current = store.messages.get(address, id);
+        const inbox = store.inboxes.get(address);
+        // Deleted since it arrived: nothing left to update.
+        if (!current || !inbox) continue;
+        const message = { ...current, authentication };
+        store.messages.put(message);
+        out.push({ message, accountId: inbox.account_id });
+      }
+      return out;
+    });
+    for (const { message, accountId } of updated) {
+      this.ctx.waiters.deliver(message.inbox, message, true);
+      this.noteChange(accountId, message.inbox);
+    }
+    return { id };
   }
 
   private list(accountId: string): InboxView[] {
@@ -225,25 +264,27 @@ export class InboxActor {
   }
 
   /** The first message newer than `since` that matches, if one is already stored. */
-  private firstAfter(address: string, since: string, match: 'any' | 'code'): MessageRecord | undefined {
+  private firstAfter(address: string, since: string, match: 'any' | 'code', requireAuth: boolean): MessageRecord | undefined {
     for (const value of this.ctx.store.messages.after(address, since)) {
+      if (requireAuth && !answersAuthWait(value.authentication)) continue;
       if (match === 'any' || value.otp !== null || value.verification_link !== null) return value;
     }
     return undefined;
   }
 
   private wait(cmd: Extract<MessageCommand, { type: 'message.wait' }>, scope: RequestScope): WaitResult | Promise<WaitResult> {
-    this.owned(cmd.accountId, cmd.address);
+    const requireAuth = this.owned(cmd.accountId, cmd.address).require_auth ?? false;
     if (cmd.since !== null) {
-      const found = this.firstAfter(cmd.address, cmd.since, cmd.match);
+      const found = this.firstAfter(cmd.address, cmd.since, cmd.match, requireAuth);
       if (found) return { timed_out: false, message: toSummary(found) };
     }
     if (scope.signal.aborted) return { timed_out: true, message: null };
     // A long-poll sent again after its stream broke keeps its first deadline: it answers (timed
     // out) before the front gives up on it.
-    let until = this.ctx.now() + cmd.timeoutMs;
+    const now = this.ctx.now();
+    let until = now + cmd.timeoutMs;
     if (scope.deadline) until = Math.min(until, scope.deadline - WAIT_ANSWER_MARGIN_MS);
-    const waiter = new PendingWait(cmd.address, cmd.match, cmd.since, until);
+    const waiter = new PendingWait(cmd.address, cmd.match, cmd.since, until, requireAuth, requireAuth ? messageIdCursor(now) : undefined);
     this.ctx.waiters.park(waiter);
     // A cancelled long-poll frees its waiter at once; nobody reads the answer.
     scope.signal.addEventListener('abort', () => this.cancelWait(waiter));
@@ -266,7 +307,14 @@ class PendingWait implements Waiter {
   private resolve!: (result: WaitResult) => void;
   private reject!: (err: Error) => void;
 
-  constructor(readonly address: string, readonly match: 'any' | 'code', readonly since: string | null, readonly deadline: number) {
+  constructor(
+    readonly address: string,
+    readonly match: 'any' | 'code',
+    readonly since: string | null,
+    readonly deadline: number,
+    readonly requireAuth: boolean,
+    readonly parkedAt: string | undefined,
+  ) {
     this.promise = new Promise<WaitResult>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;

@@ -7,7 +7,7 @@ import { AccountActor } from './account-actor.js';
 import { AccountFeed, type ChangeKind } from './account-feed.js';
 import type { Command } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
-import type { RequestScope, ShardStats } from '../contract/results.js';
+import type { AccountNotice, RequestScope, ShardStats } from '../contract/results.js';
 import { DomainActor } from './domain-actor.js';
 import { InboxActor } from './inbox-actor.js';
 import { OAuthActor } from './oauth-actor.js';
@@ -31,6 +31,8 @@ export class ShardActors {
   readonly oauth: OAuthActor;
   readonly webhooks: WebhookActor;
   readonly feed = new AccountFeed();
+  private readonly commands = new Map<string, number>();
+  private readonly purger: NodeJS.Timeout;
 
   /** `now`: the shard's clock (rate windows, credit months, expiries); tests inject their own. */
   constructor(shardId: number, config: Config, dataDir: string, masterKey: string, now: () => number = Date.now) {
@@ -39,8 +41,8 @@ export class ShardActors {
       shardId, config, store, waiters: new WaiterRegistry(now), sealer: new Sealer(masterKey), now,
     };
     // Actors never read each other's records: one that needs another's answer is handed its method.
-    this.oauth = new OAuthActor(this.ctx);
-    this.accounts = new AccountActor(this.ctx, (accountId, hash) => this.oauth.accessTokenValid(accountId, hash));
+    this.oauth = new OAuthActor(this.ctx, (accountId) => this.accounts.generation(accountId));
+    this.accounts = new AccountActor(this.ctx, (accountId, hash, generation) => this.oauth.accessTokenValid(accountId, hash, generation));
     this.inboxes = new InboxActor(this.ctx);
     this.domains = new DomainActor(this.ctx);
     this.webhooks = new WebhookActor(this.ctx, (address) => this.inboxes.ownerOf(address));
@@ -51,6 +53,17 @@ export class ShardActors {
     this.inboxes.changed.push((accountId, address) => this.feed.note(accountId, { kind: 'inbox', inbox: address }));
     this.webhooks.attempted.push((accountId) => this.feed.note(accountId, { kind: 'webhooks' }));
     this.webhooks.start();
+    this.purger = setInterval(() => void this.purge(), config.purgeIntervalMs);
+    this.purger.unref();
+  }
+
+  /** Expired OAuth records, idle sessions and past rate windows go (DESIGN §7). */
+  async purge(): Promise<number> {
+    return this.accounts.purge() + (await this.oauth.purge());
+  }
+
+  onAccountChange(listener: (notice: AccountNotice) => void): void {
+    this.accounts.changed.push(listener);
   }
 
   /** Cluster mode: the slot-move commands (src/shard/slot-endpoint.ts). */
@@ -59,6 +72,7 @@ export class ShardActors {
   broadcastFilter: ((command: Command, result: unknown) => unknown) | null = null;
 
   dispatch(command: Command, scope: RequestScope): unknown {
+    this.commands.set(command.type, (this.commands.get(command.type) ?? 0) + 1);
     const result = this.route(command, scope);
     const kind = FEED_KINDS[command.type];
     if (kind && 'accountId' in command) {
@@ -109,11 +123,15 @@ export class ShardActors {
       parked_waiters: this.ctx.waiters.size + this.feed.size,
       inboxes: this.ctx.store.inboxes.count(),
       messages: this.ctx.store.messages.count(),
+      oauth_records: this.oauth.records,
+      open_sessions: this.accounts.openSessions,
+      commands: Object.fromEntries(this.commands),
     };
   }
 
   /** Graceful stop: answer parked waiters, then flush and close LMDB. */
   async close(): Promise<void> {
+    clearInterval(this.purger);
     this.ctx.waiters.drain();
     this.feed.drain();
     this.accounts.flush();

@@ -2,6 +2,7 @@
 // its deadline passes, or its caller cancels; each path removes it, so the count returns to zero.
 // Deadlines sit on one coarse timer wheel rather than a timer each: tens of thousands of parked
 // waiters then cost one interval, and a timeout answers at most TICK_MS late.
+import { answersAuthWait } from '../contract/authentication.js';
 import type { MessageRecord } from '../contract/model.js';
 
 /** What ends a wait: the message that answers it, a timeout, or an error. */
@@ -13,6 +14,10 @@ export interface Waiter {
   /** Only a message newer than this id answers (null: any message delivered after parking). */
   readonly since: string | null;
   readonly deadline: number;
+  /** The inbox requires sender authentication: mail that fails it, or is still being checked, does not answer. */
+  readonly requireAuth?: boolean;
+  /** A cursor at the wait's start: a message whose check settles later answers only if it is newer. */
+  readonly parkedAt?: string;
   settle(outcome: WaitOutcome): void;
 }
 
@@ -65,14 +70,19 @@ export class WaiterRegistry {
    * Wakes every waiter of the inbox that the message satisfies. A message is visible to readers
    * once its transaction commits, a little before this runs: a waiter parked in between with
    * `since` = this very message (its caller already read it) must not be answered with it.
+   * `authSettled`: the message was delivered earlier with its check still running, and only now
+   * may answer require-auth waiters.
    */
-  deliver(address: string, message: MessageRecord): void {
+  deliver(address: string, message: MessageRecord, authSettled = false): void {
     const set = this.byInbox.get(address);
     if (!set) return;
     const hasCode = message.otp !== null || message.verification_link !== null;
+    const trusted = answersAuthWait(message.authentication);
     for (const waiter of [...set]) {
       if (waiter.match === 'code' && !hasCode) continue;
+      if (waiter.requireAuth ? !trusted : authSettled) continue;
       if (waiter.since !== null && message.id <= waiter.since) continue;
+      if (authSettled && waiter.parkedAt !== undefined && message.id < waiter.parkedAt) continue;
       if (this.remove(waiter)) waiter.settle(message);
     }
   }

@@ -1,5 +1,6 @@
 // `mailcue admin ...`: account administration straight over gRPC to the running shards (the
-// embedded ones' unix sockets under the data dir, or MAILCUE_SHARDS), mirroring /admin/v1.
+// embedded ones' unix sockets under the data dir, MAILCUE_SHARDS, or the slot map in etcd),
+// mirroring /admin/v1.
 import path from 'node:path';
 import type { Config, ShardAddress } from '../config/config.js';
 import { Cluster } from '../rpc/cluster.js';
@@ -12,9 +13,15 @@ function shardMap(config: Config): ShardAddress[] {
   return Array.from({ length: config.shardCount }, (_, id) => ({ id, target: `unix:${path.join(config.dataDir, `shard-${id}.sock`)}`, bySlot: true }));
 }
 
+async function etcdCluster(config: Config): Promise<Cluster> {
+  const { clusterPlacement } = await import('./cluster-cli.js');
+  const { createLogger } = await import('../obs/logger.js');
+  return new Cluster((await clusterPlacement(config, createLogger('warn', 'admin')))(() => undefined));
+}
+
 export async function runAdmin(config: Config, args: Args): Promise<number> {
   const [action, ...rest] = args.positionals;
-  const cluster = new Cluster(shardMap(config), undefined, loadTls(config));
+  const cluster = config.etcdEndpoints.length > 0 ? await etcdCluster(config) : new Cluster(shardMap(config), undefined, loadTls(config));
   try {
     await cluster.waitForReady(5000).catch(() => {
       throw new Error('cannot reach the shards: is `mailcue serve` running with the same MAILCUE_DATA_DIR (or MAILCUE_SHARDS)?');

@@ -42,7 +42,8 @@ export async function clusterShard(config: Config, flags: Map<string, string>) {
     runner(host, view, guard) {
       host.actors.slotCommands = slotEndpoint(host.actors, guard, view, log);
       host.actors.broadcastFilter = ownedOnly(guard);
-      return new GrpcSlotMover(view, tls);
+      // One line per move: how long it took, how much it copied, how long writes to the slot waited.
+      return new GrpcSlotMover(view, tls, (m) => log.info(m, 'slot moved'));
     },
   });
 }

@@ -14,6 +14,11 @@ import { watchPrefix } from './watch-prefix.js';
 export const ELECTION_NAME = 'controller';
 export const MOVES_KEY = 'moves';
 const RETRY_MS = 1000;
+/**
+ * A fresh cluster (no slot owned yet) waits until membership has been quiet this long before the
+ * first assignment, so shards started together each get their share without a single move.
+ */
+const FRESH_SETTLE_MS = 2000;
 /** Move progress goes to etcd at most this often (status readers poll it). */
 const PUBLISH_INTERVAL_MS = 250;
 const SWAP_ATTEMPTS = 20;
@@ -47,6 +52,8 @@ export class Controller {
   /** The map as this controller last wrote it: the next switch tries that revision first. */
   private known: VersionedMap | null = null;
   private lastPublish = 0;
+  private membersChangedAt = 0;
+  private settleTimer: NodeJS.Timeout | null = null;
   readonly store: SlotMapStore;
 
   constructor(
@@ -80,7 +87,12 @@ export class Controller {
     this.leading = true;
     this.log.info({ controller: this.id }, 'elected controller');
     const kick = () => this.schedule();
-    this.watches.push(await watchPrefix(this.ns, MEMBERS_PREFIX, kick), await watchPrefix(this.ns, DRAIN_PREFIX, kick));
+    this.membersChangedAt = Date.now();
+    const joined = () => {
+      this.membersChangedAt = Date.now();
+      this.schedule();
+    };
+    this.watches.push(await watchPrefix(this.ns, MEMBERS_PREFIX, joined), await watchPrefix(this.ns, DRAIN_PREFIX, kick));
     this.schedule();
   }
 
@@ -117,6 +129,16 @@ export class Controller {
     const live = members.map((m) => m.id);
     const eligible = live.filter((id) => !drains.has(id));
     const { map, revision } = (this.known = await this.store.read());
+    const quietFor = Date.now() - this.membersChangedAt;
+    if (map.every((e) => e.primary === null) && quietFor < FRESH_SETTLE_MS) {
+      if (!this.settleTimer) {
+        this.settleTimer = setTimeout(() => {
+          this.settleTimer = null;
+          this.schedule();
+        }, FRESH_SETTLE_MS - quietFor);
+      }
+      return;
+    }
     const target = assignPrimaries({ map, eligible, live });
     const moves = planMoves(map, target);
     const fresh = moves.filter((m) => m.from === null);
@@ -197,6 +219,7 @@ export class Controller {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.settleTimer) clearTimeout(this.settleTimer);
     await this.stepDown();
     const campaign = this.campaign;
     this.campaign = null;

@@ -26,6 +26,10 @@ export interface Config {
   readonly domains: readonly string[];
   readonly mxHost: string;
   readonly dnsServers: readonly string[];
+  /** How long the SMTP answer may wait for sender authentication before it is finished after the 250. */
+  readonly authInlineMs: number;
+  /** Sender authentication gives up (temperror for what is left) after this long. */
+  readonly authTimeoutMs: number;
   readonly adminToken: string | null;
   readonly webhookAllowPrivate: boolean;
   readonly webhookCaFile: string | null;
@@ -43,6 +47,12 @@ export interface Config {
   readonly agentConnectionMaxMs: number;
   readonly sessionIdleMs: number;
   readonly oauthCodeTtlMs: number;
+  /** Absolute lifetime of an OAuth grant: its refresh tokens never outlive it (30 days). */
+  readonly oauthGrantTtlMs: number;
+  /** How often each shard purges expired codes, tokens and sessions. */
+  readonly purgeIntervalMs: number;
+  /** GET /authorize calls per client IP per minute, on each front. */
+  readonly authorizePerIpPerMinute: number;
   readonly allowedOrigins: readonly string[];
   readonly plans: Readonly<Record<PlanName, Plan>>;
   readonly masterKey: string | null;
@@ -232,6 +242,8 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     domains,
     mxHost: (env.MAILCUE_MX_HOST || DEFAULTS.mxHost).toLowerCase(),
     dnsServers: list(env, 'MAILCUE_DNS_SERVERS', []),
+    authInlineMs: int(env, 'MAILCUE_AUTH_INLINE_MS', 1_000, 0, 60_000),
+    authTimeoutMs: int(env, 'MAILCUE_AUTH_TIMEOUT_MS', 10_000, 100, 120_000),
     adminToken: env.MAILCUE_ADMIN_TOKEN || null,
     webhookAllowPrivate: bool(env, 'MAILCUE_WEBHOOK_ALLOW_PRIVATE'),
     webhookCaFile: env.MAILCUE_WEBHOOK_CA_FILE || null,
@@ -247,6 +259,9 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     agentConnectionMaxMs: int(env, 'MAILCUE_AGENT_CONNECTION_MAX_MS', DEFAULTS.agentConnectionMaxMs, 1000),
     sessionIdleMs: int(env, 'MAILCUE_SESSION_IDLE_MS', DEFAULTS.sessionIdleMs, 1000),
     oauthCodeTtlMs: int(env, 'MAILCUE_OAUTH_CODE_TTL_MS', DEFAULTS.oauthCodeTtlMs, 100),
+    oauthGrantTtlMs: int(env, 'MAILCUE_OAUTH_GRANT_TTL_MS', 30 * 24 * 3_600_000, 1000),
+    purgeIntervalMs: int(env, 'MAILCUE_PURGE_INTERVAL_MS', 60_000, 100),
+    authorizePerIpPerMinute: int(env, 'MAILCUE_AUTHORIZE_PER_IP_PER_MINUTE', 60, 1),
     allowedOrigins: list(env, 'MAILCUE_ALLOWED_ORIGINS', []),
     plans: plansFrom(env),
     masterKey: env.MAILCUE_MASTER_KEY || null,

@@ -11,6 +11,8 @@ export interface Plan {
   readonly toolExecution: boolean;
   readonly opsPerMinute: number;
   readonly concurrentSessions: number;
+  /** Plans without tool execution: open discovery sessions allowed (DESIGN §7). */
+  readonly discoverySessions: number;
   readonly restPerMinute: number;
   readonly customDomains: boolean;
   readonly webhooks: boolean;
@@ -19,21 +21,26 @@ export interface Plan {
   readonly priceUsdPerMonth: number | null;
 }
 
-const base = { toolExecution: false, opsPerMinute: 0, concurrentSessions: 0, customDomains: false, webhooks: false, monthlyCredits: 0, priceUsdPerMonth: null };
+const base = { toolExecution: false, opsPerMinute: 0, concurrentSessions: 0, discoverySessions: 10, customDomains: false, webhooks: false, monthlyCredits: 0, priceUsdPerMonth: null };
 
 export const DEFAULT_PLANS: Readonly<Record<PlanName, Plan>> = {
   free: { ...base, name: 'free', title: 'Free', restPerMinute: 60 },
   developer: { ...base, name: 'developer', title: 'Developer', restPerMinute: 120 },
   startup: { ...base, name: 'startup', title: 'Startup', restPerMinute: 300 },
   growth: {
-    name: 'growth', title: 'Growth', toolExecution: true, opsPerMinute: 60, concurrentSessions: 5,
+    name: 'growth', title: 'Growth', toolExecution: true, opsPerMinute: 60, concurrentSessions: 5, discoverySessions: 0,
     restPerMinute: 600, customDomains: true, webhooks: true, monthlyCredits: 100_000, priceUsdPerMonth: 49,
   },
   enterprise: {
-    name: 'enterprise', title: 'Enterprise', toolExecution: true, opsPerMinute: 200, concurrentSessions: 10,
+    name: 'enterprise', title: 'Enterprise', toolExecution: true, opsPerMinute: 200, concurrentSessions: 10, discoverySessions: 0,
     restPerMinute: 1200, customDomains: true, webhooks: true, monthlyCredits: 1_000_000, priceUsdPerMonth: 149,
   },
 };
+
+/** Open agent-tool sessions an account may hold: SEED.md's cap, or discovery sessions below Growth. */
+export function sessionCap(plan: Plan): number {
+  return plan.toolExecution ? plan.concurrentSessions : plan.discoverySessions;
+}
 
 export function isPlanName(value: unknown): value is PlanName {
   return typeof value === 'string' && (PLAN_NAMES as readonly string[]).includes(value);

@@ -1,6 +1,7 @@
 // Every command an actor understands, as a discriminated union. The front tier packs one into an
 // envelope and routes it by `routeKey()`; the shard unpacks it and dispatches on `type`.
 import type { PlanName } from '../config/plans.js';
+import type { Authentication } from './authentication.js';
 import type { ParsedMessage } from './model.js';
 
 /** How a request is metered at admission: REST calls, tool calls, or neither. */
@@ -17,8 +18,7 @@ export type AccountCommand =
   | {
       type: 'account.admit';
       accountId: string;
-      /** 'session': the front already authenticated this caller when its agent-tool session opened. */
-      credential: 'api_key' | 'access_token' | 'session';
+      credential: 'api_key' | 'access_token';
       credentialHash: string;
       meter: Meter;
       /** An agent-tool session to mark as active. */
@@ -34,14 +34,17 @@ export type AccountCommand =
   | { type: 'account.api_key'; accountId: string };
 
 export type InboxCommand =
-  | { type: 'inbox.create'; accountId: string; address: string; domain: string }
+  | { type: 'inbox.create'; accountId: string; address: string; domain: string; requireAuth?: boolean }
+  | { type: 'inbox.update'; accountId: string; address: string; requireAuth: boolean }
   | { type: 'inbox.get'; accountId: string; address: string }
   | { type: 'inbox.delete'; accountId: string; address: string }
   | { type: 'inbox.list'; accountId: string }
   | { type: 'inbox.delete_by_domain'; accountId: string; domain: string }
   | { type: 'inbox.accepts'; address: string }
   /** One message to the recipients one shard owns (the front groups them): stored once. */
-  | { type: 'inbox.deliver'; addresses: string[]; message: ParsedMessage; raw: Uint8Array };
+  | { type: 'inbox.deliver'; addresses: string[]; message: ParsedMessage; raw: Uint8Array }
+  /** The sender-authentication result of a message delivered (to these inboxes) while its check still ran. */
+  | { type: 'message.set_auth'; addresses: string[]; id: string; authentication: Authentication };
 
 export type MessageCommand =
   | {
@@ -154,6 +157,7 @@ export function routeKey(command: Command): string | null {
     case 'feed.watch':
       return null;
     case 'inbox.deliver':
+    case 'message.set_auth':
       return command.addresses[0]!;
     default:
       return command.address;

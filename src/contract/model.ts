@@ -2,6 +2,7 @@
 // share. Field names follow the public API (snake_case) so that a record can be answered without
 // renaming.
 import type { PlanName } from '../config/plans.js';
+import { verdict, type Authentication, type AuthVerdict } from './authentication.js';
 
 export interface AccountRecord {
   id: string;
@@ -14,6 +15,8 @@ export interface AccountRecord {
   /** UTC month the credit counter belongs to, "2026-11". */
   credits_month: string;
   credits_used: number;
+  /** Bumped by every key rotation; tokens, codes and sessions of an older generation are refused. */
+  key_generation?: number;
 }
 
 /** What an account looks like outside its shard: no secrets. */
@@ -31,6 +34,8 @@ export interface InboxRecord {
   created_at: string;
   message_count: number;
   unread_count: number;
+  /** Waits ignore mail that fails sender authentication (issue 19); absent on older records. */
+  require_auth?: boolean;
 }
 
 export interface InboxView {
@@ -39,6 +44,7 @@ export interface InboxView {
   created_at: string;
   message_count: number;
   unread_count: number;
+  require_auth: boolean;
 }
 
 export interface AttachmentMeta {
@@ -70,6 +76,11 @@ export interface MessageRecord {
   extraction?: ExtractionReasons;
   read: boolean;
   size: number;
+  /** The injection-safe view (src/mail/safe-text.ts); absent on records stored before it existed. */
+  safe_text?: string;
+  warnings?: string[];
+  /** Sender authentication (src/contract/authentication.ts); absent on records stored before it existed. */
+  authentication?: Authentication;
 }
 
 export interface MessageSummary {
@@ -83,6 +94,7 @@ export interface MessageSummary {
   otp: string | null;
   verification_link: string | null;
   read: boolean;
+  auth: AuthVerdict;
 }
 
 export interface DomainRecord {
@@ -127,6 +139,7 @@ export function toSummary(m: MessageRecord): MessageSummary {
     otp: m.otp,
     verification_link: m.verification_link,
     read: m.read,
+    auth: verdict(m.authentication),
   };
 }
 
@@ -144,6 +157,7 @@ export function toInboxView(r: InboxRecord): InboxView {
     created_at: r.created_at,
     message_count: r.message_count,
     unread_count: r.unread_count,
+    require_auth: r.require_auth ?? false,
   };
 }
 

@@ -12,6 +12,8 @@ export interface RateState {
 
 export interface Admission {
   account: AccountView;
+  /** The account's credential generation: bumped by every key rotation (sessions carry it). */
+  generation: number;
   rate: RateState;
   /** Present for tool calls: the credits left after this one. */
   credits_left?: number;
@@ -37,6 +39,20 @@ export interface ShardStats {
   parked_waiters: number;
   inboxes: number;
   messages: number;
+  /** OAuth codes and tokens stored (expired ones go at the next purge). */
+  oauth_records: number;
+  /** Agent-tool sessions counted on this shard. */
+  open_sessions: number;
+  /** Commands dispatched since start, by type: shows from outside what work a request caused. */
+  commands: Record<string, number>;
+}
+
+/** What an account's shard pushes to every front when the account changes (DESIGN §7). */
+export interface AccountNotice {
+  account_id: string;
+  kind: 'rotated' | 'plan';
+  /** The account's credential generation after the change. */
+  generation: number;
 }
 
 /** What changed for an account on one shard (the dashboard's event stream, account-feed.ts). */
@@ -64,4 +80,6 @@ export interface RequestScope {
 /** What executes commands on a shard (the actors); the rpc server depends on this alone. */
 export interface CommandDispatcher {
   dispatch(command: Command, scope: RequestScope): unknown;
+  /** Rotations and plan changes, told after they commit (the server pushes them to every front). */
+  onAccountChange(listener: (notice: AccountNotice) => void): void;
 }

@@ -2,7 +2,7 @@
 // decoded message (subject, text/plain, text/html). Pure and synchronous; no runtime dependencies.
 import { htmlToText } from './html-to-text.js';
 import { CODE_WORD, MEETING, otpKeywords } from './keywords.js';
-import { bodySignals, isBulk, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, pickLink, refusedByWords, subjectSignals, textLinkCandidates, trailAfter } from './link.js';
+import { bodySignals, isBulk, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, MAX_LINKS, pickLink, refusedByWords, subjectSignals, textLinkCandidates, trailAfter } from './link.js';
 import { type OtpPart, pickOtp } from './otp.js';
 import { cleanText, findUrls, foldDigits, maskUrlsAndEmails, SUBJECT_CAP, type UrlSpan } from './text-prep.js';
 
@@ -71,11 +71,12 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
     { text: maskUrlsAndEmails(htmlText, htmlUrls), emphasis: reading?.emphasis ?? [] },
     { text: maskUrlsAndEmails(text, textUrls), emphasis: [] },
   ];
-  const codeIn = (s: string): boolean => otpKeywords.has(s.length > DOC_SCAN ? s.slice(0, DOC_SCAN) : s, CODE_WORD);
-  const subjectNamesCode = codeIn(subject);
-  const docBonus = subjectNamesCode ? 2 : codeIn(htmlText) || codeIn(text) ? 1 : 0;
-  const meetingIn = (s: string): boolean => otpKeywords.has(s.length > DOC_SCAN ? s.slice(0, DOC_SCAN) : s, MEETING);
-  const code = pickOtp(parts, docBonus, meetingIn(subject) || meetingIn(htmlText) || meetingIn(text));
+  // One scan per part for the document-level signals: does it name a code, a meeting?
+  const kinds = (s: string): Set<number> => new Set(otpKeywords.find(s.length > DOC_SCAN ? s.slice(0, DOC_SCAN) : s).map((h) => h.kind));
+  const [inSubject, inHtml, inText] = [kinds(subject), kinds(htmlText), kinds(text)];
+  const subjectNamesCode = inSubject.has(CODE_WORD);
+  const docBonus = subjectNamesCode ? 2 : inHtml.has(CODE_WORD) || inText.has(CODE_WORD) ? 1 : 0;
+  const code = pickOtp(parts, docBonus, inSubject.has(MEETING) || inHtml.has(MEETING) || inText.has(MEETING));
 
   const body = reading
     ? outsideLinks(htmlText, reading.links.map((l) => [l.start, l.end]))
@@ -83,6 +84,7 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
   const htmlCandidates: LinkCandidate[] = [];
   if (reading) {
     for (const l of reading.links) {
+      if (htmlCandidates.length >= MAX_LINKS) break;
       if (!isWebUrl(l.href)) continue;
       const anchor = htmlText.slice(l.start, l.end).trim() || l.alt.trim();
       htmlCandidates.push({

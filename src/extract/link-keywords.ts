@@ -53,10 +53,16 @@ const DONES = [
   'been verified', 'was activated', 'been activated', 'was approved', 'been approved', 'with your new password',
   'using your new password', 'with the new password', 'mit ihrem neuen passwort', 'mit deinem neuen passwort',
   'avec votre nouveau mot de passe', 'con tu nueva contraseña', 'com sua nova senha', 'с новым паролем',
+  // Past forms that share a stem with an imperative of the tables ("doğrulandı" / "doğrula")
+  'doğrulandı', 'dogrulandi', 'onaylandı', 'etkinleştirildi', 'sıfırlandı', 'vahvistettu', 'aktivoitu',
+  'megerősítve', 'megerősítetted', 'επιβεβαιώθηκε', 'επαληθεύτηκε', 'ενεργοποιήθηκε', 'подтвержден', 'подтверждена',
+  'подтверждено', 'подтверждены', 'подтверждён', 'активирован', 'активирована', 'активировано', 'підтверджено',
+  'підтверджена', 'підтверджений', 'активовано',
 ];
 
 const EXPIRIES = [
-  'link expires', 'link will expire', 'link is valid', 'link is only valid', 'link can only be used once',
+  'link expires', 'link will expire', 'link is valid', 'link is only valid', 'link can only be used once', 'link valid',
+  'link is good for', 'link works once', 'link only works once', 'single use', 'one time use',
   'can be used once', 'can only be used once', 'one time link', 'single use link', 'link gültig', 'stunden gültig', 'minuten gültig', 'link ist nur',
   'link läuft', 'lien expire', 'lien est valable', 'enlace caduca', 'enlace expira', 'enlace es válido',
   'link expira', 'link é válido', 'link scade', 'link è valido', 'link is geldig', 'link verloopt', 'uur geldig', 'minuten geldig',

@@ -30,8 +30,8 @@
 // sign-in: "Confirm appointment" and "Activate offer" do not) unless the URL does; and, in bulk
 // mail (unsubscribe or preference links), the mail itself asks for it (subject, text outside the
 // links, or the URL): a "Confirm your seat" button in a newsletter is not a verification link.
-// When no link passes on words, structure decides: in a mail that asks for the act and delivers
-// no code, the one tokenised call-to-action (or the one button among them) that is neither a
+// When no link passes on words, structure decides: in a mail that asks for the act (or says its
+// link expires or works once) and delivers no code, the one tokenised call-to-action (or the one button among them) that is neither a
 // footer, social, legal nor safety link is the verification link (languages the tables lack).
 import { ACTION, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
@@ -80,7 +80,8 @@ export interface LinkPick {
 }
 
 const MIN_SCORE = 4;
-const MAX_LINKS = 300;
+/** Links looked at per part: real mail has a few dozen; the rest of a hostile one is skipped. */
+export const MAX_LINKS = 300;
 const TOKEN = /[A-Za-z0-9_-]{10,}/g;
 /** Campaign parameters ("utm_campaign=welcome_2025") look like tokens and never are. */
 const UTM = /[?&]utm_[a-z]+=[^&#]*/gi;
@@ -200,11 +201,16 @@ interface CandidateHits {
   trail: Hit[];
 }
 
-/** Each candidate's texts are matched once, however many rules look at them. */
+/** Each candidate's texts are matched once, when a rule first looks at them. */
 const hitCache = new WeakMap<LinkCandidate, CandidateHits>();
 function hitsOf(c: LinkCandidate): CandidateHits {
   let h = hitCache.get(c);
-  if (!h) hitCache.set(c, (h = { anchor: linkKeywords.find(c.anchor), lead: linkKeywords.find(c.lead), wide: linkKeywords.find(c.wide), trail: linkKeywords.find(c.trail) }));
+  if (!h) {
+    const memo: Partial<CandidateHits> = {};
+    const field = (k: keyof CandidateHits) => ({ get: () => (memo[k] ??= linkKeywords.find(c[k])), enumerable: true });
+    h = Object.defineProperties({} as CandidateHits, { anchor: field('anchor'), lead: field('lead'), wide: field('wide'), trail: field('trail') });
+    hitCache.set(c, h);
+  }
   return h;
 }
 
@@ -326,7 +332,8 @@ function aboutAccount(c: LinkCandidate, mail: MailSignals, anchorHits: Hit[], le
 function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail: MailSignals): LinkCandidate | null {
   // A mail that delivers a code often has one "Open the app" button too: next to a code, a link
   // must be named by its words or its URL, never by its place alone.
-  if (mail.hasCode || !(mail.subjectAsks || mail.bodyAsks)) return null;
+  // A mail whose link "expires in 15 minutes" or "works once" offers access, whatever its words.
+  if (mail.hasCode || !(mail.subjectAsks || mail.bodyAsks || mail.expiring)) return null;
   const ctas: LinkCandidate[] = [];
   const seen = new Set<string>();
   candidates.forEach((c, i) => {
@@ -338,7 +345,7 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
     const hits = hitsOf(c);
     if (/logo/.test(c.extra) || names(hits.anchor) || names(hits.lead)) return;
     if (seen.has(c.url)) return;
-    if (!URL_OBJECT.test(rest) && !aboutAccount(c, mail, hits.anchor, hits.lead)) return;
+    if (!mail.expiring && !URL_OBJECT.test(rest) && !aboutAccount(c, mail, hits.anchor, hits.lead)) return;
     seen.add(c.url);
     ctas.push(c);
   });
@@ -355,7 +362,7 @@ export function refusedByWords(c: LinkCandidate): boolean {
 
 /** Whether any link manages a mailing list (unsubscribe, preferences): the mark of bulk mail. */
 export function isBulk(candidates: LinkCandidate[]): boolean {
-  return candidates.some((c) => URL_LIST.test(c.url.toLowerCase()) || has(hitsOf(c).anchor, LIST));
+  return candidates.slice(0, MAX_LINKS).some((c) => URL_LIST.test(c.url.toLowerCase()) || has(hitsOf(c).anchor, LIST));
 }
 
 /** Best link among candidates (in mail order), with the reason for the pick or for null. */

@@ -1,33 +1,39 @@
 // Admission of a request: read the bearer credential, route the check to the account's shard, and
-// meter it there (REST rate limit, or tool ops and credits). One hop, one place that decides.
+// meter it there (REST rate limit, or tool ops and credits). One hop, one place that decides; the
+// front only remembers which credentials passed, to let their reads start beside the check.
 import type { Admission } from '../contract/results.js';
 import type { Meter } from '../contract/commands.js';
 import { fail } from '../errors/registry.js';
 import { parseCredential, type ParsedCredential } from '../security/credentials.js';
 import type { Caller, Deps } from '../services/deps.js';
+import type { AdmittedEntry } from '../security/admitted-credentials.js';
 import type { Exchange } from './http/exchange.js';
 
 /**
  * Parsed credentials by their bearer string, so a busy client's key is hashed once, not on every
- * request. Only well-formed credentials are kept (the shard still checks each one every time).
+ * request. Only credentials that passed admission are kept: forged ones cannot churn it.
  */
 const parsedCredentials = new Map<string, ParsedCredential>();
 const PARSED_CREDENTIALS_MAX = 10_000;
 
-function parseCached(token: string): ParsedCredential | null {
-  const hit = parsedCredentials.get(token);
-  if (hit) return hit;
-  const parsed = parseCredential(token);
-  if (!parsed) return null;
-  if (parsedCredentials.size >= PARSED_CREDENTIALS_MAX) parsedCredentials.delete(parsedCredentials.keys().next().value!);
-  parsedCredentials.set(token, parsed);
-  return parsed;
+function parse(token: string): ParsedCredential | null {
+  return parsedCredentials.get(token) ?? parseCredential(token);
 }
 
-/** The account a well-formed API key or access token names (not yet checked). */
-export function accountNamedBy(token: string | null): string | null {
-  const credential = token ? parseCached(token) : null;
-  return credential && (credential.kind === 'api_key' || credential.kind === 'access_token') ? credential.accountId : null;
+function keepParsed(token: string, parsed: ParsedCredential): void {
+  if (parsedCredentials.has(token)) return;
+  if (parsedCredentials.size >= PARSED_CREDENTIALS_MAX) parsedCredentials.delete(parsedCredentials.keys().next().value!);
+  parsedCredentials.set(token, parsed);
+}
+
+/**
+ * The account of a credential this front saw admitted within the last 60 s (DESIGN §7), or
+ * undefined. Only such a credential may start a read beside its admission; any other waits for
+ * admission first, so a forged or unknown key costs one admission check and nothing else.
+ */
+export function recentlyAdmitted(deps: Deps, token: string | null): AdmittedEntry | undefined {
+  const parsed = token ? parsedCredentials.get(token) : undefined;
+  return parsed ? deps.admitted.lookup(parsed.hash) : undefined;
 }
 
 export function bearerToken(ex: Exchange, allowQuery = false): string | null {
@@ -41,23 +47,21 @@ export function bearerToken(ex: Exchange, allowQuery = false): string | null {
 }
 
 /**
- * Admits a bearer credential. An agent-tool session that was authenticated when it opened may
- * stand in for a missing credential (legacy SSE clients POST to /messages without one).
+ * Admits a bearer credential. A session id is never one (DESIGN §7): every agent-tool request
+ * carries its own; `session`, when it is the caller's, is only marked active.
  */
 export async function admitToken(deps: Deps, token: string | null, meter: Meter, session?: { id: string; accountId: string } | null): Promise<Admission> {
-  if (!token && session) {
-    return deps.cluster.call<Admission>({
-      type: 'account.admit', accountId: session.accountId, credentialHash: '', credential: 'session', meter, session: session.id,
-    });
-  }
-  const credential = token ? parseCached(token) : null;
+  const credential = token ? parse(token) : null;
   if (!credential || (credential.kind !== 'api_key' && credential.kind !== 'access_token')) {
     fail('unauthorized', token ? 'The API key is invalid' : 'Missing API key: send Authorization: Bearer <API_KEY>');
   }
-  return deps.cluster.call<Admission>({
+  const admission = await deps.cluster.call<Admission>({
     type: 'account.admit', accountId: credential.accountId, credentialHash: credential.hash, credential: credential.kind, meter,
     ...(session && session.accountId === credential.accountId ? { session: session.id } : {}),
   });
+  keepParsed(token!, credential);
+  deps.admitted.remember(credential.hash, admission.account.id, admission.account.plan, admission.generation);
+  return admission;
 }
 
 /** REST admission: sets the RateLimit-* headers that every REST answer carries. */
@@ -68,17 +72,18 @@ export async function admitRest(deps: Deps, ex: Exchange): Promise<Admission> {
 }
 
 /**
- * A read with no side effect runs beside its admission, so the caller waits one shard round trip
- * instead of two. The read is keyed by the account the credential names and checks ownership on
- * its shard; its result is used only once admission has passed, and admission's error always wins.
+ * A read with no side effect, for the admitted caller. For a credential admitted here within the
+ * last minute it runs beside its admission, so the caller waits one shard round trip instead of
+ * two; its result is used only once admission has passed, and admission's error always wins. Any
+ * other credential is admitted first: the shard reads nothing for it until then.
  */
 export async function admitRestAndRead<T>(deps: Deps, ex: Exchange, read: (caller: Caller) => Promise<T>): Promise<T> {
-  const accountId = accountNamedBy(bearerToken(ex));
-  const [admission, result] = await Promise.allSettled([
-    admitRest(deps, ex),
-    // Without a well-formed credential there is nothing to read as; admission refuses it anyway.
-    accountId ? Promise.resolve({ accountId }).then(read) : Promise.reject(new Error('no account')),
-  ]);
+  const known = recentlyAdmitted(deps, bearerToken(ex));
+  if (!known) {
+    const admission = await admitRest(deps, ex);
+    return read({ accountId: admission.account.id });
+  }
+  const [admission, result] = await Promise.allSettled([admitRest(deps, ex), Promise.resolve({ accountId: known.accountId }).then(read)]);
   if (admission.status === 'rejected') throw admission.reason;
   if (result.status === 'rejected') throw result.reason;
   return result.value;

@@ -10,6 +10,8 @@ import { WorkPool } from '../pool/work-pool.js';
 import { Cluster } from '../rpc/cluster.js';
 import type { Placement } from '../rpc/placement.js';
 import { loadTls } from '../rpc/tls.js';
+import { NoticeListener } from '../rpc/notices.js';
+import { AdmittedCredentials } from '../security/admitted-credentials.js';
 import type { Deps } from '../services/deps.js';
 import { healthRoutes, opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
@@ -61,14 +63,34 @@ export async function startFront(configured: Config, shards: readonly ShardAddre
   const listenSocket = await listen(app, configured.host, configured.httpPort);
   const httpPort = uWS.us_socket_local_port(listenSocket);
   const config = withBoundHttpPort(configured, httpPort);
-  const pool = new WorkPool(config.poolThreads);
-  const deps: Deps = { config, cluster, pool, log };
+  const pool = new WorkPool(config.poolThreads, (err) => log.warn({ err }, 'pool worker failed and was replaced'));
+  // Rotations and plan changes pushed by the shards; `sessions` is set below, before any request.
+  let sessions: SessionStore | null = null;
+  const notices = new NoticeListener(
+    (notice) => {
+      metrics.notices.labels(notice.kind).inc();
+      admitted.changed(notice.account_id, notice.generation);
+      if (notice.kind === 'rotated') sessions?.closeAccount(notice.account_id);
+    },
+    (shard) => admitted.forgetShard(shard),
+    loadTls(config),
+  );
+  for (const c of cluster.placement.clients()) notices.ensure(c.shardId, c.target);
+  const admitted = new AdmittedCredentials(
+    (accountId) => {
+      const shard = cluster.shardOf(accountId);
+      notices.ensure(shard.shardId, shard.target);
+      return shard.shardId;
+    },
+    (shard) => notices.listening(shard),
+  );
+  const deps: Deps = { config, cluster, pool, log, admitted };
 
   const router = new Router(app, {
     onError: (ex, err) => sendRestError(ex, err, log),
     observe: (ex, seconds) => metrics.requestAnswered(ex.method, ex.route, ex.status, seconds),
   });
-  const sessions = new SessionStore(deps);
+  sessions = new SessionStore(deps);
   const cors = new Cors(config);
   const capMs = config.agentConnectionMaxMs;
   const agentTools: AgentToolEnv = {
@@ -128,8 +150,9 @@ export async function startFront(configured: Config, shards: readonly ShardAddre
       await cluster.drainWaits(DRAIN_TIMEOUT_MS);
       // Let the answers of the drained long-polls reach their sockets.
       await new Promise((r) => setTimeout(r, 50));
-      sessions.stop();
+      sessions!.stop();
       await smtpClosed;
+      notices.close();
       cluster.close();
       await pool.close();
     },

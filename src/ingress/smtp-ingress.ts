@@ -9,6 +9,8 @@ import type { Deps } from '../services/deps.js';
 import { normalizeAddress } from '../services/validate.js';
 import type { ParsedMessage } from '../contract/model.js';
 import type { DeliverResult } from '../contract/results.js';
+import { unverified } from '../contract/authentication.js';
+import { MailAuthenticator } from './mail-auth.js';
 import { ConnectionsPerIp, InflightBudget, readBounded } from './smtp-limits.js';
 
 type SmtpError = Error & { responseCode?: number };
@@ -77,6 +79,7 @@ function unparsed(raw: Buffer, session: SMTPServerSession): ParsedMessage {
   return {
     from, to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), subject: '', text: null, html: null,
     headers: {}, attachments: [], otp: null, verification_link: null, size: raw.length,
+    safe_text: '', warnings: ['the message could not be parsed; only its raw source is kept'], authentication: unverified(),
   };
 }
 
@@ -85,6 +88,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
   const recent = new RecentRecipients(RECIPIENT_CACHE_MS, RECIPIENT_CACHE_SIZE);
   const budget = new InflightBudget(config.smtpMaxInflightBytes);
   const perIp = new ConnectionsPerIp(config.smtpMaxConnectionsPerIp);
+  const authenticator = new MailAuthenticator(config, log, (addresses, id, authentication) => cluster.call({ type: 'message.set_auth', addresses, id, authentication }));
   const server = new SMTPServer({
     name: config.mxHost,
     banner: 'Mailcue ESMTP',
@@ -144,6 +148,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         }
         held = read.held;
         const { raw } = read;
+        const auth = authenticator.begin(raw, session);
         let message: ParsedMessage;
         try {
           message = await pool.parse(raw);
@@ -151,6 +156,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
           log.warn({ err }, 'parse failed; storing the message unparsed');
           message = unparsed(raw, session);
         }
+        message.authentication = await auth.atAnswer();
         const recipients = [...new Set(session.envelope.rcptTo.map((r) => r.address.toLowerCase()))];
         const results = await Promise.all(
           byShard(deps, recipients).map((addresses) => cluster.call<DeliverResult>({ type: 'inbox.deliver', addresses, message, raw }, { timeoutMs: 30_000 })),
@@ -165,6 +171,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         // Inboxes deleted since RCPT: refused only when none of the recipients could take it.
         if (delivered === 0) return callback(smtpError('inbox_not_found', 'Recipient inbox was deleted'));
         callback(null, 'Message committed');
+        auth.afterAnswer(results, message.authentication);
       })()
         .catch((err: unknown) => {
           log.error({ err }, 'delivery failed');

@@ -4,6 +4,8 @@ import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import type { ParsedMessage } from '../contract/model.js';
 import { htmlToText } from '../extract/html-to-text.js';
 import { explain } from '../extract/index.js';
+import { unverified } from '../contract/authentication.js';
+import { safeView } from './safe-text.js';
 
 /** Text and HTML beyond this are not kept on the record (the raw source keeps everything). */
 export const MAX_STORED_PART_CHARS = 1024 * 1024;
@@ -53,6 +55,9 @@ export async function parseMail(raw: Uint8Array): Promise<ParsedMessage> {
     verification_link: found.verification_link,
     extraction: { otp_reason: found.otp_reason, link_reason: found.link_reason },
     size: raw.byteLength,
+    ...safeView({ text: clip(parsed.text ?? null), html: clip(html) }),
+    // Filled in by the ingress, which holds the connection facts sender authentication needs.
+    authentication: unverified(),
   };
 }
 

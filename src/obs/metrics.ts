@@ -25,6 +25,24 @@ export class Metrics {
     name: 'mailcue_parked_waiters', help: 'Long-poll waiters parked on all shards', registers: [this.registry],
   });
 
+  readonly notices = new client.Counter({
+    name: 'mailcue_notices_total', help: 'Account notices (key rotation, plan change) pushed to this front by the shards', labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  readonly admittedCredentials = new client.Gauge({
+    name: 'mailcue_admitted_credentials', help: 'Credentials this front saw admitted within the last 60 s', registers: [this.registry],
+  });
+  readonly shardCommands = new client.Gauge({
+    name: 'mailcue_shard_commands_dispatched', help: 'Commands the shards ran since they started, by type', labelNames: ['command'] as const,
+    registers: [this.registry],
+  });
+  readonly oauthRecords = new client.Gauge({
+    name: 'mailcue_oauth_records', help: 'OAuth codes and tokens stored on the shards (expired ones are purged)', registers: [this.registry],
+  });
+  readonly openSessions = new client.Gauge({
+    name: 'mailcue_open_sessions', help: 'Agent-tool sessions counted on the shards', registers: [this.registry],
+  });
+
   constructor() {
     client.collectDefaultMetrics({ register: this.registry, prefix: 'mailcue_' });
   }

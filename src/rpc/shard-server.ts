@@ -3,7 +3,7 @@
 // parts of the same id. A cancel envelope, or the stream going away, aborts the request, which
 // frees any waiter it parked.
 import type { Command } from '../contract/commands.js';
-import type { CommandDispatcher } from '../contract/results.js';
+import type { AccountNotice, CommandDispatcher } from '../contract/results.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
@@ -59,9 +59,31 @@ function run(actors: CommandDispatcher, id: number, deadline: number, command: U
   }
 }
 
+const noticeStreams = new WeakMap<grpc.Server, Set<grpc.ServerWritableStream<unknown, AccountNotice>>>();
+
+/** Ends the fronts' Notices streams, which would otherwise hold a graceful shutdown open. */
+export function endNoticeStreams(server: grpc.Server): void {
+  for (const call of noticeStreams.get(server) ?? []) call.end();
+}
+
 export function createShardServer(actors: CommandDispatcher, log: Logger, fence?: Fence): grpc.Server {
   const server = new grpc.Server(CHANNEL_OPTIONS);
+  // Every front's Notices stream: rotations and plan changes of this shard's accounts reach them all.
+  const listeners = new Set<grpc.ServerWritableStream<unknown, AccountNotice>>();
+  noticeStreams.set(server, listeners);
+  actors.onAccountChange((notice) => {
+    for (const call of listeners) call.write(notice);
+  });
   server.addService(ShardService.service, {
+    Notices(call: grpc.ServerWritableStream<unknown, AccountNotice>) {
+      listeners.add(call);
+      // Headers now tell the front it is registered, so no later notice can be missed.
+      call.sendMetadata(new grpc.Metadata());
+      const drop = () => listeners.delete(call);
+      call.on('cancelled', drop);
+      call.on('error', drop);
+      call.on('close', drop);
+    },
     Mailbox(call: grpc.ServerDuplexStream<EnvelopeBatch, ReplyBatch>) {
       const inFlight = new Map<number, Cancellation>();
       const parts = new Assembler();

@@ -4,12 +4,15 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../obs/logger.js';
 import type { WorkPool } from '../pool/work-pool.js';
 import type { Cluster } from '../rpc/cluster.js';
+import type { AdmittedCredentials } from '../security/admitted-credentials.js';
 
 export interface Deps {
   readonly config: Config;
   readonly cluster: Cluster;
   readonly pool: WorkPool;
   readonly log: Logger;
+  /** Credentials this front saw admitted recently (DESIGN §7). */
+  readonly admitted: AdmittedCredentials;
 }
 
 /** The authenticated caller of a service function. */

@@ -44,16 +44,21 @@ export function dnsRecords(d: CustomDomain, withTtl: boolean): DnsRecord[] {
   ];
 }
 
+function valueKind(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : typeof value;
+}
+
 export function requireDomain(value: unknown): string {
   const domain = normalizeDomain(value);
-  if (!domain) fail('invalid_domain', `"${typeof value === 'string' ? value : JSON.stringify(value) ?? ''}" is not a valid domain name`);
+  // Only a string is echoed back: any other value may be as large or as deep as its sender made it.
+  if (!domain) fail('invalid_domain', typeof value === 'string' ? `"${value.slice(0, 300)}" is not a valid domain name` : `domain must be a string, got ${valueKind(value)}`);
   return domain;
 }
 
 /** A path or tool argument naming a domain: malformed names cannot be on the account. */
 export function existingDomainName(value: unknown): string {
   const domain = normalizeDomain(value);
-  if (!domain) fail('domain_not_found', `The domain ${String(value)} is not on your account`);
+  if (!domain) fail('domain_not_found', `The domain ${typeof value === 'string' ? value.slice(0, 300) : valueKind(value)} is not on your account`);
   return domain;
 }
 

@@ -3,11 +3,13 @@ import type { InboxView } from '../contract/model.js';
 import { fail } from '../errors/registry.js';
 import { randomLocalPart } from '../util/ids.js';
 import type { Caller, Deps } from './deps.js';
-import { normalizeAddress, normalizeDomain } from './validate.js';
+import { normalizeAddress, normalizeDomain, optionalBool } from './validate.js';
 
 export interface CreateInboxInput {
   address?: unknown;
   domain?: unknown;
+  /** Waits ignore mail that fails sender authentication (issue 19). */
+  require_auth?: unknown;
 }
 
 /** Service-owned domains, or a custom domain verified by this account. */
@@ -17,6 +19,7 @@ export async function domainAllowed(deps: Deps, caller: Caller, domain: string):
 }
 
 export async function createInbox(deps: Deps, caller: Caller, input: CreateInboxInput): Promise<InboxView> {
+  const requireAuth = optionalBool(input.require_auth, 'require_auth');
   let address: string;
   let domain: string;
   if (input.address !== undefined && input.address !== null && input.address !== '') {
@@ -35,7 +38,14 @@ export async function createInbox(deps: Deps, caller: Caller, input: CreateInbox
   if (!(await domainAllowed(deps, caller, domain))) {
     fail('domain_not_verified', `The domain ${domain} is not one of this service's domains or a verified custom domain of your account`);
   }
-  return deps.cluster.call<InboxView>({ type: 'inbox.create', accountId: caller.accountId, address, domain });
+  return deps.cluster.call<InboxView>({ type: 'inbox.create', accountId: caller.accountId, address, domain, requireAuth });
+}
+
+/** The inbox's settable policy; today only require_auth. */
+export function updateInbox(deps: Deps, caller: Caller, address: string, input: { require_auth?: unknown }): Promise<InboxView> {
+  if (input.require_auth === undefined) fail('invalid_parameter', 'Missing required parameter: require_auth', { param: 'require_auth' });
+  const requireAuth = optionalBool(input.require_auth, 'require_auth');
+  return deps.cluster.call<InboxView>({ type: 'inbox.update', accountId: caller.accountId, address, requireAuth });
 }
 
 export async function listInboxes(deps: Deps, caller: Caller): Promise<InboxView[]> {

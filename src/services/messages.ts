@@ -1,7 +1,9 @@
 // Message operations shared by REST and the agent tools, including the long-poll wait that parks
 // on the shard owning the inbox.
 import type { WaitResult } from '../contract/results.js';
-import type { MessageRecord, MessageSummary } from '../contract/model.js';
+import { extractionOf, toSummary, type MessageRecord, type MessageSummary } from '../contract/model.js';
+import { unverified } from '../contract/authentication.js';
+import { safeView } from '../mail/safe-text.js';
 import { fail } from '../errors/registry.js';
 import type { AttachmentContent } from '../mail/parse-mail.js';
 import type { CancelSignal } from '../util/cancel.js';
@@ -27,6 +29,18 @@ export function listMessages(deps: Deps, caller: Caller, address: string, limit:
 /** The newest message without its headers (GET …/messages/{id} has them). */
 export function latestMessage(deps: Deps, caller: Caller, address: string): Promise<Omit<MessageRecord, 'headers'> | null> {
   return deps.cluster.call({ type: 'message.latest', accountId: caller.accountId, address });
+}
+
+/** The safe view and authentication of a message, computed for records stored before they were kept. */
+export function trustFields(m: Omit<MessageRecord, 'headers'>): { safe_text: string; warnings: string[]; authentication: NonNullable<MessageRecord['authentication']> } {
+  const view = m.safe_text === undefined ? safeView(m) : { safe_text: m.safe_text, warnings: m.warnings ?? [] };
+  return { ...view, authentication: m.authentication ?? unverified() };
+}
+
+/** GET …/messages/{id}: the stored record plus the summary's fields, without internals. */
+export function fullMessageView(m: MessageRecord): Record<string, unknown> {
+  const { size: _size, ...message } = m;
+  return { ...message, extraction: extractionOf(m), ...trustFields(m), has_attachment: m.attachments.length > 0, auth: toSummary(m).auth };
 }
 
 export function getMessage(deps: Deps, caller: Caller, address: string, id: string, markRead = true): Promise<MessageRecord> {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ShardActors } from '../actors/shard-actors.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../obs/logger.js';
-import { bindServer, createShardServer } from '../rpc/shard-server.js';
+import { bindServer, createShardServer, endNoticeStreams } from '../rpc/shard-server.js';
 import type { TlsMaterial } from '../rpc/tls.js';
 import type { SlotGuard } from '../cluster/slot-guard.js';
 import { slotOf } from '../cluster/slots.js';
@@ -52,6 +52,7 @@ export async function startShardHost(options: ShardHostOptions): Promise<ShardHo
       await new Promise<void>((resolve) => {
         let done = false;
         const finish = () => { if (!done) { done = true; resolve(); } };
+        endNoticeStreams(server);
         server.tryShutdown(finish);
         actors.ctx.waiters.drain();
         setTimeout(() => { server.forceShutdown(); finish(); }, 2000).unref();

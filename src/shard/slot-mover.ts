@@ -34,7 +34,11 @@ export class GrpcSlotMover implements MoveRunner {
   /** The last moves' figures (bench, status). */
   readonly history: MoveTimings[] = [];
 
-  constructor(private readonly view: SlotView, private readonly tls: TlsMaterial | null) {}
+  constructor(
+    private readonly view: SlotView,
+    private readonly tls: TlsMaterial | null,
+    private readonly onMoved: (timings: MoveTimings & { from: string; to: string }) => void = () => undefined,
+  ) {}
 
   private client(id: string): ShardClient {
     const member = this.view.member(id);
@@ -102,8 +106,10 @@ export class GrpcSlotMover implements MoveRunner {
       await call(from, { type: 'slot.release', slot, switched, epoch: frozen.epoch });
     }
     const end = performance.now();
-    this.history.push({ slot, bytes, records, total_ms: end - started, paused_ms: end - pauseStart });
+    const timings = { slot, bytes, records, total_ms: Math.round(end - started), paused_ms: Math.round(end - pauseStart) };
+    this.history.push(timings);
     if (this.history.length > 1024) this.history.shift();
+    this.onMoved({ ...timings, from: move.from, to: move.to });
     progress(1);
   }
 

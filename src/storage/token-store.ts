@@ -1,7 +1,7 @@
 // OAuth authorization codes, access and refresh tokens, stored only by the SHA-256 hash of the
 // secret. Key layout: oauth_tokens hash → record.
 import type { Database, RootDatabase } from 'lmdb';
-import { openDb } from './keys.js';
+import { entryCount, openDb } from './keys.js';
 
 export interface TokenRecord {
   account_id: string;
@@ -12,6 +12,8 @@ export interface TokenRecord {
   code_challenge?: string;
   redirect_uri?: string | null;
   resource?: string | null;
+  /** The account's credential generation when issued (a key rotation bumps it); absent means 0. */
+  generation?: number;
 }
 
 export class TokenStore {
@@ -31,5 +33,20 @@ export class TokenStore {
 
   remove(hash: string): void {
     void this.tokens.remove(hash);
+  }
+
+  /** Inside a transaction: removes every record `stale` picks; answers how many. */
+  removeWhere(stale: (record: TokenRecord) => boolean): number {
+    let removed = 0;
+    for (const { key, value } of this.tokens.getRange()) {
+      if (!stale(value)) continue;
+      void this.tokens.remove(key);
+      removed++;
+    }
+    return removed;
+  }
+
+  count(): number {
+    return entryCount(this.tokens);
   }
 }

@@ -27,6 +27,11 @@ export function newMessageId(now = Date.now()): string {
   return `msg_${time}${counter}${suffix}`;
 }
 
+/** A cursor below every message id made at or after `now` (and above those made before it). */
+export function messageIdCursor(now: number): string {
+  return `msg_${now.toString(36).padStart(BASE36_TIME_WIDTH, '0')}`;
+}
+
 /** Lowercase letters and digits, easy to type and read back: inbox local parts. */
 export function randomLocalPart(length = 12): string {
   const alphabet = 'abcdefghijkmnpqrstuvwxyz23456789';

@@ -3,6 +3,7 @@
 // (webhook-id, webhook-timestamp, webhook-signature "v1,<base64>") keyed by the same key's bytes.
 import { createHmac } from 'node:crypto';
 import type { MessageRecord } from '../contract/model.js';
+import { verdict, type AuthVerdict } from '../contract/authentication.js';
 
 export interface NewMessageEvent {
   event: 'new_message';
@@ -15,6 +16,8 @@ export interface NewMessageEvent {
     has_attachment: boolean;
     otp: string | null;
     verification_link: string | null;
+    /** Sender authentication when the message was committed (issue 19; a new field beside SEED.md's). */
+    auth: AuthVerdict;
   };
 }
 
@@ -24,7 +27,7 @@ export function newMessageBody(m: MessageRecord): string {
     inbox: m.inbox,
     message: {
       id: m.id, from: m.from, subject: m.subject, date: m.date, has_attachment: m.attachments.length > 0,
-      otp: m.otp, verification_link: m.verification_link,
+      otp: m.otp, verification_link: m.verification_link, auth: verdict(m.authentication),
     },
   };
   return JSON.stringify(event);

@@ -12,7 +12,7 @@ import { SlotMapStore } from '../../src/cluster/slot-map-store.js';
 import { readClusterStatus } from '../../src/cluster/status.js';
 import { startEtcd, type EtcdServer } from '../helpers/etcd.js';
 
-const TTL_S = 2;
+const TTL_S = 3;
 let etcd: EtcdServer;
 const handles: EtcdHandle[] = [];
 const children: ChildProcess[] = [];
@@ -164,6 +164,8 @@ test('controller - when the controller dies, another member takes over and keeps
   const prefix = newPrefix();
   const dying = await memberProcess(prefix, 'a');
   await until('a elected', async () => dying.out.includes('leader'));
+  const before = new SlotMapStore(client(prefix).ns);
+  await until('a holds every slot', async () => (await before.read()).map.every((e) => e.primary === 'a'));
   const bRunner = new RecordingRunner();
   const b = new Controller(client(prefix).ns, 'b', TTL_S, bRunner, quiet);
   b.start();

@@ -60,3 +60,11 @@ test.serial('cluster etcd - accounts, inboxes and mail through either front', as
     }
   }
 });
+
+test.serial('cluster etcd - the admin CLI creates an account through the slot map', async (t) => {
+  const out = await svc.cli(['admin', 'create-account', '--plan', 'free']);
+  t.is(out.code, 0, out.stderr);
+  const { api_key } = JSON.parse(out.stdout) as Json;
+  t.is((await svc.api(api_key, 'GET', '/v1/account')).status, 200);
+});
+

@@ -60,7 +60,7 @@ test('compose - the services run as processes: etcd, 3 shards that register, 2 f
     }
     return out;
   };
-  const base = { ...envFile('mailcue.env.example'), MAILCUE_MASTER_KEY: 'b'.repeat(64), MAILCUE_HOST: '127.0.0.1', MAILCUE_LOG_LEVEL: 'warn', MAILCUE_POOL_THREADS: '1', MAILCUE_LEASE_TTL_S: '2' };
+  const base = { ...envFile('mailcue.env.example'), MAILCUE_MASTER_KEY: 'b'.repeat(64), MAILCUE_HOST: '127.0.0.1', MAILCUE_LOG_LEVEL: 'warn', MAILCUE_POOL_THREADS: '1' };
   const envOf = async (name: string) => {
     const env: Record<string, string> = { ...base, MAILCUE_DATA_DIR: path.join(dir, name), MAILCUE_OPS_PORT: String(await freePort()) };
     for (const [k, v] of Object.entries(services[name]!.environment ?? {})) env[k] = await map(name, String(v));

@@ -87,6 +87,7 @@ test('webhooks - register, list, a signed new_message delivery with the SEED.md 
   t.is(body.message.has_attachment, true);
   t.is(body.message.otp, '662211');
   t.is(body.message.verification_link, null);
+  t.true(['pass', 'fail', 'none', 'temperror'].includes(body.message.auth), 'the compact sender-authentication verdict rides along');
   t.is(d!.headers['x-service-signature'], createHmac('sha256', acct.api_key).update(d!.body).digest('hex'));
   const id = d!.headers['webhook-id'] as string;
   const ts = d!.headers['webhook-timestamp'] as string;

@@ -18,6 +18,7 @@ export async function balanced(svc: Service, ids: string[], timeoutMs = 120_000)
     const members = s.members.map((m: Json) => m.id).sort();
     if (JSON.stringify(members) === JSON.stringify([...ids].sort()) && s.moves.length === 0 && s.members.every((m: Json) => Math.abs(m.primaries - share) <= share * 0.05)) return s;
     if (Date.now() > end) throw new Error(`not balanced over ${ids}: ${JSON.stringify(s.members)}, ${s.moves.length} moves`);
-    await new Promise((r) => setTimeout(r, 250));
+    // Each poll is a CLI process: not too often on a shared machine.
+    await new Promise((r) => setTimeout(r, 1000));
   }
 }

@@ -22,6 +22,8 @@ export interface TestDnsServer {
   mode: DnsMode;
   /** How the server treats queries for one name; null goes back to the server-wide mode. */
   setMode(name: string, mode: DnsMode | null): void;
+  /** Answers queries for one name only after `ms` (a slow but working resolver); 0 removes it. */
+  setDelay(name: string, ms: number): void;
   /** Queries received so far, as `TYPE name` (lowercase name). */
   readonly queries: string[];
   setMx(name: string, records: MxRecord[]): void;
@@ -49,6 +51,7 @@ export async function startDnsServer(): Promise<TestDnsServer> {
   const zones = new Map<string, Zone>();
   const queries: string[] = [];
   const modes = new Map<string, DnsMode>();
+  const delays = new Map<string, number>();
   const zone = (name: string): Zone => {
     let z = zones.get(key(name));
     if (!z) zones.set(key(name), (z = { mx: [], txt: [], a: [], aaaa: [] }));
@@ -65,7 +68,9 @@ export async function startDnsServer(): Promise<TestDnsServer> {
       const typeName = Object.entries(Packet.TYPE).find(([, v]) => v === question?.type)?.[0] ?? String(question?.type);
       queries.push(`${typeName} ${name}`);
       // A reply to a client gone away (socket closed at the end of a test) is not an error here.
-      const reply = (packet: unknown) => void Promise.resolve(send(packet as never)).catch(() => undefined);
+      const sendNow = (packet: unknown) => void Promise.resolve(send(packet as never)).catch(() => undefined);
+      const delay = delays.get(name) ?? 0;
+      const reply = (packet: unknown) => (delay > 0 ? void setTimeout(() => sendNow(packet), delay) : sendNow(packet));
       const mode = modes.get(name) ?? state.mode;
       if (mode === 'timeout') return;
       const response = Packet.createResponseFromRequest(request);
@@ -110,6 +115,10 @@ export async function startDnsServer(): Promise<TestDnsServer> {
     setMode(name, mode) {
       if (mode === null) modes.delete(key(name));
       else modes.set(key(name), mode);
+    },
+    setDelay(name, ms) {
+      if (ms > 0) delays.set(key(name), ms);
+      else delays.delete(key(name));
     },
     setMx(name, records) {
       zone(name).mx = [...records];

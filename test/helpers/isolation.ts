@@ -85,3 +85,16 @@ export async function assertAlive(t: ExecutionContext, svc: Service): Promise<vo
 }
 
 export const MiB = 1024 * 1024;
+
+/** A sample's value in Prometheus text, summed over its label sets; 0 when absent. */
+export function metricValue(text: string, name: string, labels = ''): number {
+  let sum = 0;
+  const re = new RegExp(`^${name}(\\{[^}]*\\})? (\\S+)$`, 'gm');
+  for (const m of text.matchAll(re)) if (!labels || (m[1] ?? '').includes(labels)) sum += Number(m[2]);
+  return sum;
+}
+
+/** Resident memory of every process of the service, in bytes. */
+export function serviceRss(svc: Service): number {
+  return svc.processes.filter((p) => p.pid !== undefined && p.exitCode === null).reduce((n, p) => n + rssBytes(p.pid!), 0);
+}

@@ -149,7 +149,6 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     if (options.clusterShards && options.etcd) {
       env.MAILCUE_ETCD_ENDPOINTS = options.etcd;
       env.MAILCUE_ETCD_PREFIX ??= `/${path.basename(dataDir)}/`;
-      env.MAILCUE_LEASE_TTL_S ??= '2';
       env.MAILCUE_MASTER_KEY ??= 'a'.repeat(64);
       for (const [id, port] of shardPorts.entries()) {
         processes.push(launch(['shard', '--id', `shard-${id}`, '--listen', `127.0.0.1:${port}`, '--data', path.join(dataDir, `shard-${id}`)], env));
@@ -171,7 +170,8 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     service.smtpPort = fronts[0]!.smtp;
     service.baseUrl = `http://127.0.0.1:${fronts[0]!.http}`;
     service.frontUrls = fronts.map((f) => `http://127.0.0.1:${f.http}`);
-    for (const url of service.frontUrls) await waitReady(url, processes);
+    // A cluster through etcd is ready once every slot has a live shard: shards join one by one.
+    for (const url of service.frontUrls) await waitReady(url, processes, options.etcd ? 90_000 : undefined);
   };
 
   const stopAll = async (signal?: NodeJS.Signals) => {

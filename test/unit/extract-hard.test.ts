@@ -88,6 +88,8 @@ const cases: [string, Input, string | null, string | null][] = [
   ['text visit url to unsubscribe', { subject: 'News', text: 'Visit https://acme.example/u/Hk29dLq8ZpW3xNc7 to unsubscribe from this list.' }, null, null],
   ['a safety exit the HTML refuses stays refused in the text part', { subject: 'New sign-in', html: '<p>New sign-in from Firefox.</p><p>Not you? <a href="https://acme.example/secure/Hk29dLq8ZpW3xNc7">Lock my account</a></p>', text: 'New sign-in from Firefox.\n\nPlease confirm your account:\nhttps://acme.example/secure/Hk29dLq8ZpW3xNc7\n' }, null, null],
   ['an image button without alt: the text part names the link', { subject: 'Welcome', html: '<p>Welcome to Acme.</p><a href="https://acme.example/v/Hk29dLq8ZpW3xNc7"><img src="https://acme.example/btn.png"></a>', text: 'Welcome to Acme.\n\nVerify your email address:\nhttps://acme.example/v/Hk29dLq8ZpW3xNc7\n' }, null, 'https://acme.example/v/Hk29dLq8ZpW3xNc7'],
+  ['one-time link, plain words', { subject: 'Your Acme link', html: '<p>Here is the link you asked for.</p><a href="https://acme.example/l/Hk29dLq8ZpW3xNc7" style="background:#000;padding:10px">Continue to Acme</a><p>This link expires in 10 minutes and can only be used once.</p><p><a href="https://acme.example/help">Help</a></p>' }, null, 'https://acme.example/l/Hk29dLq8ZpW3xNc7'],
+  ['offer expires marketing', { subject: 'Last chance', html: '<p>Our spring offer expires tonight!</p><a href="https://shop.example/o/Hk29dLq8ZpW3xNc7" style="background:#000;padding:10px">Shop the sale</a><p><a href="https://shop.example/unsubscribe?u=Ab12Cd34">Unsubscribe</a></p>' }, null, null],
 ];
 
 for (const [name, input, otp, verification_link] of cases) {
@@ -128,5 +130,31 @@ const codes: [string, Input, string | null][] = [
 for (const [name, input, otp] of codes) {
   test(`extract - hard code: ${name}`, (t) => {
     t.is(extract(input).otp, otp);
+  });
+}
+
+/** Negatives in many languages: welcome, receipt, shipping, newsletter, notices, a meeting. */
+const U = (w: string): string => `https://t.esp.example/c/${Buffer.from(w + 'xyz12').toString('base64').replace(/=/g, '')}Zk29`;
+const btn = (w: string, label: string): string => `<a href="${U(w)}" style="background:#111;padding:12px 20px;color:#fff">${label}</a>`;
+const foot = `<p><a href="${U('help')}">Help</a> · <a href="${U('unsub')}">Unsubscribe</a></p>`;
+const negatives: [string, Input][] = [
+  ['de welcome verified', { subject: 'Willkommen bei Acme!', html: `<p>Deine E-Mail-Adresse wurde bestätigt. Viel Spaß!</p>${btn('start', 'Jetzt loslegen')}${foot}` }],
+  ['fr receipt', { subject: 'Votre reçu n° 482913', html: `<p>Merci pour votre commande n° 482913 du 12/05/2025. Total : 49,90 €.</p>${btn('order', 'Voir ma commande')}${foot}` }],
+  ['es shipping', { subject: 'Tu pedido está en camino', html: `<p>Tu pedido 482913 llegará el 14 de mayo. Código postal 28013.</p>${btn('track', 'Seguir mi pedido')}${foot}` }],
+  ['nl newsletter', { subject: 'Nieuws van Acme – mei', html: `<p>Ontdek onze nieuwe collectie. Gebruik kortingscode MEI20.</p>${btn('shop', 'Bekijk de collectie')}${foot}` }],
+  ['pl 2fa enabled', { subject: 'Weryfikacja dwuetapowa włączona', html: `<p>Weryfikacja dwuetapowa została włączona na Twoim koncie.</p>${btn('settings', 'Ustawienia konta')}<p>To nie Ty? <a href="${U('lock')}">Zablokuj konto</a></p>` }],
+  ['ru password changed', { subject: 'Пароль изменён', html: `<p>Пароль от вашего аккаунта был изменён 12.05.2025.</p><p>Если это были не вы, <a href="${U('reset')}">сбросьте пароль</a>.</p>` }],
+  ['ja new login', { subject: '新しいログインがありました', html: `<p>2025年5月12日 10:32 に新しい端末からログインがありました。</p><p>心当たりのない場合は<a href="${U('pw')}">パスワードを変更</a>してください。</p>` }],
+  ['zh statement', { subject: '您的5月账单', html: `<p>您的5月账单已生成，应还金额 ¥1,280.00。</p>${btn('bill', '查看账单')}${foot}` }],
+  ['ko event', { subject: '이벤트 안내', html: `<p>회원님만을 위한 특별 이벤트! 쿠폰 코드 482913</p>${btn('event', '지금 확인하기')}${foot}` }],
+  ['it meeting', { subject: 'Invito: riunione di team', text: 'Partecipa alla riunione Zoom\nhttps://zoom.example/j/84512345678\nID riunione: 845 1234 5678\nPasscode: 482913' }],
+  ['tr email verified welcome', { subject: 'E-posta adresiniz doğrulandı', html: `<p>Teşekkürler! E-posta adresiniz doğrulandı.</p>${btn('go', 'Alışverişe başla')}${foot}` }],
+  ['en verified welcome with login', { subject: 'You\'re verified!', html: `<p>Your email has been verified. You can now log in.</p>${btn('login', 'Log in')}${foot}` }],
+  ['en account activated', { subject: 'Your account is active', html: `<p>Your account has been activated.</p>${btn('dash', 'Go to your account')}` }],
+];
+
+for (const [name, input] of negatives) {
+  test(`extract - hard negative: ${name}`, (t) => {
+    t.deepEqual(extract(input), { otp: null, verification_link: null });
   });
 }

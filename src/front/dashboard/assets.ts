@@ -2,18 +2,34 @@
 // put beside this module: the compiled browser modules (app/) and static/ (index.html, app.css).
 // Modules and the stylesheet are renamed by content hash and served immutable; a module's name
 // hashes its rewritten imports too, so a change anywhere renames every module that reaches it.
-// index.html names the hashed files and is revalidated by ETag. Bodies are precompressed.
+// index.html names the hashed files and is revalidated by ETag. Bodies are compressed once.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
-export interface Asset {
-  readonly type: string;
+/**
+ * One file as served. Its compressed forms are made once, on first request, and kept: brotli at
+ * its best setting costs a few hundred milliseconds of CPU for the whole dashboard, which a
+ * process that never serves the page (a test, an API-only front) should not pay at start.
+ */
+export class Asset {
   readonly etag: string;
-  readonly immutable: boolean;
-  readonly identity: Buffer;
-  readonly br: Buffer;
-  readonly gzip: Buffer;
+  private brotli: Buffer | null = null;
+  private gzipped: Buffer | null = null;
+
+  constructor(readonly type: string, readonly identity: Buffer) {
+    this.etag = `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`;
+  }
+
+  get br(): Buffer {
+    return (this.brotli ??= brotliCompressSync(this.identity, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: this.identity.length },
+    }));
+  }
+
+  get gzip(): Buffer {
+    return (this.gzipped ??= gzipSync(this.identity, { level: 9 }));
+  }
 }
 
 /** What the page needs to know about this server (meta tags of index.html). */
@@ -27,17 +43,6 @@ export const ASSET_PREFIX = '/dashboard/assets/';
 const APP_DIR = new URL('./app/', import.meta.url);
 const STATIC_DIR = new URL('./static/', import.meta.url);
 const IMPORT = /((?:from|import)\s*\(?\s*)(['"])\.\/([\w-]+)\.js\2/g;
-
-function makeAsset(type: string, body: Buffer, immutable: boolean): Asset {
-  return {
-    type,
-    immutable,
-    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
-    identity: body,
-    br: brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
-    gzip: gzipSync(body, { level: 9 }),
-  };
-}
 
 const hash8 = (body: string): string => createHash('sha256').update(body).digest('hex').slice(0, 10);
 
@@ -66,14 +71,14 @@ export class DashboardAssets {
       resolving.delete(module);
       const name = `${module}.${hash8(body)}.js`;
       this.names.set(`${module}.js`, name);
-      this.files.set(name, makeAsset('text/javascript; charset=utf-8', Buffer.from(body), true));
+      this.files.set(name, new Asset('text/javascript; charset=utf-8', Buffer.from(body)));
       return name;
     };
     for (const module of sources.keys()) resolve(module);
     const css = readFileSync(new URL('app.css', STATIC_DIR), 'utf8');
     const cssName = `app.${hash8(css)}.css`;
     this.names.set('app.css', cssName);
-    this.files.set(cssName, makeAsset('text/css; charset=utf-8', Buffer.from(css), true));
+    this.files.set(cssName, new Asset('text/css; charset=utf-8', Buffer.from(css)));
 
     const preload = [...this.names.entries()]
       .filter(([logical]) => logical.endsWith('.js') && logical !== 'main.js')
@@ -96,7 +101,7 @@ export class DashboardAssets {
       .replace('{{MCP_URL}}', escapeAttr(facts.mcpUrl))
       .replace('{{SMTP_PORT}}', String(facts.smtpPort))
       .replace('{{DOMAINS}}', escapeAttr(facts.domains.join(',')));
-    this.index = makeAsset('text/html; charset=utf-8', Buffer.from(html), false);
+    this.index = new Asset('text/html; charset=utf-8', Buffer.from(html));
     return this.index;
   }
 }

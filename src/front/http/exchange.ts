@@ -4,6 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import { MailcueError } from '../../errors/registry.js';
 import { Cancellation, type CancelSignal } from '../../util/cancel.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import type { HttpRequest, HttpResponse } from './uws.js';
 
 /** The body limit of a route that declares none: REST's JSON bodies. */
@@ -70,6 +71,11 @@ export class Exchange {
     return new URLSearchParams(this.rawQuery);
   }
 
+  /** The client's IP address as text; read it before the first await (uWS rule). */
+  get remoteAddress(): string {
+    return this.finished ? '' : Buffer.from(this.res.getRemoteAddressAsText()).toString('latin1');
+  }
+
   /** RateLimit-* values, written as headers when the answer goes out. */
   rateLimit: { limit: number; remaining: number; reset: number } | null = null;
 
@@ -127,8 +133,10 @@ export class Exchange {
   async json(): Promise<unknown> {
     const raw = await this.body();
     if (raw.length === 0) return undefined;
+    const text = raw.toString('utf8');
+    if (nestsDeeperThan(text)) throw new MailcueError('invalid_json', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
     try {
-      return JSON.parse(raw.toString('utf8'));
+      return JSON.parse(text);
     } catch {
       throw new MailcueError('invalid_json', 'The request body is not valid JSON');
     }

@@ -32,6 +32,12 @@ export function opsRoutes(router: Router, deps: Deps, metrics: Metrics): void {
     .add('get', '/metrics', async (ex) => {
       const stats = await deps.cluster.broadcast<ShardStats>({ type: 'shard.stats' }, { timeoutMs: 2000 }).catch(() => []);
       metrics.parkedWaiters.set(stats.reduce((n, s) => n + s.parked_waiters, 0));
+      metrics.oauthRecords.set(stats.reduce((n, s) => n + s.oauth_records, 0));
+      metrics.openSessions.set(stats.reduce((n, s) => n + s.open_sessions, 0));
+      const commands = new Map<string, number>();
+      for (const s of stats) for (const [type, n] of Object.entries(s.commands)) commands.set(type, (commands.get(type) ?? 0) + n);
+      for (const [type, n] of commands) metrics.shardCommands.labels(type).set(n);
+      metrics.admittedCredentials.set(deps.admitted.size);
       ex.send(200, await metrics.registry.metrics(), metrics.registry.contentType);
     });
 }

@@ -1,6 +1,7 @@
 // JSON-RPC 2.0 for the agent-tool server: message shapes, validation of what arrives, and the one
 // mapping from Mailcue errors to JSON-RPC errors and their HTTP statuses (SEED.md "Errors").
 import { ERRORS, MailcueError, asMailcueError, type ErrorCode } from '../../errors/registry.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth.js';
 
 export type JsonRpcId = string | number | null;
 
@@ -35,9 +36,20 @@ export class JsonRpcFailure extends Error {
 }
 
 export const invalidRequest = (details: string) => new MailcueError('invalid_request', details);
+export const tooDeep = () => invalidRequest(`The JSON nests deeper than ${MAX_JSON_DEPTH} levels`);
 export const parseError = () => new MailcueError('invalid_json', 'The body is not valid JSON');
 export const methodNotFound = (details: string) => new MailcueError('method_not_found', details);
 export const invalidParams = (details: string) => new MailcueError('invalid_parameter', details);
+
+/** A JSON-RPC body parsed, or the transport's 400: too deep (-32600) or not JSON (-32700). */
+export function parseBody(text: string): unknown {
+  if (nestsDeeperThan(text)) throw tooDeep();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw parseError();
+  }
+}
 
 export function classify(body: unknown): Incoming {
   if (Array.isArray(body)) throw invalidRequest('Batch requests are not supported; send one JSON-RPC message per request');

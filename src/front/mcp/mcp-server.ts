@@ -12,7 +12,7 @@ import { listMessages } from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';
 import { normalizeAddress } from '../../services/validate.js';
 import { Cancellation, type CancelSignal } from '../../util/cancel.js';
-import { accountNamedBy, admitToken } from '../auth.js';
+import { admitToken, recentlyAdmitted } from '../auth.js';
 import { invalidParams, methodNotFound, toJsonRpcFailure, type JsonRpcRequest } from './jsonrpc.js';
 import type { McpSession } from './sessions.js';
 import { findTool, toolList, validateArguments } from './tools/registry.js';
@@ -43,15 +43,27 @@ export interface Admitted {
 
 const NEVER_CANCELLED = new Cancellation();
 
+/** MCP: a progressToken is a string or an integer; anything else is refused before it runs. */
+function checkProgressToken(meta: unknown): void {
+  if (meta === undefined) return;
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) throw invalidParams('_meta must be an object');
+  const token = (meta as { progressToken?: unknown }).progressToken;
+  if (token !== undefined && typeof token !== 'string' && !Number.isInteger(token)) throw invalidParams('_meta.progressToken must be a string or an integer');
+}
+
 export function planBlock(plan: Plan): MailcueError {
   return new MailcueError('plan_required', `MCP is not available on the ${plan.title} plan`, { upgrade: 'Growth required' });
 }
 
 /**
- * Authenticates and meters one message. Tool calls are metered (ops, credits) only when they will
- * run: a bad session, unknown tool or invalid argument costs nothing.
+ * Authenticates and meters one message. A tool call that will run is metered as a tool call (ops,
+ * credits); every other message, and a tool call refused before it runs (bad session, unknown tool,
+ * invalid argument), counts against the account's REST requests per minute (DESIGN §7), unless the
+ * caller passes `{ kind: 'none' }` (ending a session must stay possible when rate limited).
  */
-export async function admit(deps: Deps, token: string | null, message: JsonRpcRequest, session: McpSession | null, sessionOk: boolean): Promise<Admitted> {
+export async function admit(
+  deps: Deps, token: string | null, message: JsonRpcRequest, session: McpSession | null, sessionOk: boolean, otherwise: Meter = { kind: 'rest' },
+): Promise<Admitted> {
   let tool: Tool<any> | undefined;
   let args: Record<string, unknown> | undefined;
   let deferred: MailcueError | undefined;
@@ -62,14 +74,18 @@ export async function admit(deps: Deps, token: string | null, message: JsonRpcRe
       if (typeof name !== 'string') throw invalidParams('Missing required parameter: name');
       if (!tool) throw methodNotFound(`Unknown tool: ${name}`);
       args = validateArguments(tool, message.params?.arguments);
+      checkProgressToken(message.params?._meta);
     } catch (err) {
       deferred = err as MailcueError;
     }
   }
-  const meter: Meter = tool && !deferred && sessionOk ? { kind: 'tool', credits: toolCredits(tool.name) } : { kind: 'none' };
-  // A read-only tool starts now, beside its admission: the caller waits one shard round trip, not
-  // two. Its result is used only if admission passes for the account it ran as.
-  const speculativeAccount = tool?.readOnly && !deferred && sessionOk ? (accountNamedBy(token) ?? session?.accountId ?? null) : null;
+  const meter: Meter = tool && !deferred && sessionOk ? { kind: 'tool', credits: toolCredits(tool.name) } : otherwise;
+  // A read-only tool of a credential admitted here within the last minute, on a plan that runs
+  // tools, starts now beside its admission: the caller waits one shard round trip, not two. Any
+  // other caller is admitted first, so an unknown key makes the shard read nothing (DESIGN §7).
+  const known = tool?.readOnly && !deferred && sessionOk ? recentlyAdmitted(deps, token) : undefined;
+  const speculativeAccount =
+    known && deps.config.plans[known.plan].toolExecution && (!session || session.accountId === known.accountId) ? known.accountId : null;
   let early: Promise<Record<string, unknown>> | undefined;
   if (speculativeAccount && tool && args) {
     early = tool.run({ deps, caller: { accountId: speculativeAccount }, signal: NEVER_CANCELLED, maxWaitMs: 0, progress: () => undefined }, args);

@@ -8,7 +8,7 @@ import { Cancellation } from '../../util/cancel.js';
 import { bearerToken } from '../auth.js';
 import type { Cors } from '../http/cors.js';
 import type { Exchange } from '../http/exchange.js';
-import { classify, parseError, type Incoming, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
+import { classify, parseBody, parseError, type Incoming, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
 import { sendJsonRpcFailure, type McpResource } from './jsonrpc-answer.js';
 import { execute, type Admitted } from './mcp-server.js';
 import type { McpSession, SessionStore } from './sessions.js';
@@ -50,16 +50,17 @@ export async function agentToolRequest(env: AgentToolEnv, ex: Exchange, resource
   }
 }
 
-/** The POST body as one JSON-RPC message: 413 over the limit, -32700 if not JSON, -32600 if not JSON-RPC. */
+/** The POST body as one JSON-RPC message: 413 over the limit, -32700 if not JSON, -32600 if too deep or not JSON-RPC. */
 export async function readIncoming(ex: Exchange): Promise<Incoming> {
-  let body: unknown;
+  let raw: Buffer;
   try {
-    body = JSON.parse((await ex.body()).toString('utf8'));
+    raw = await ex.body();
   } catch (err) {
     if (err instanceof MailcueError && err.code === 'payload_too_large') fail('payload_too_large', `The body exceeds ${MCP_BODY_MAX_BYTES} bytes`);
     throw parseError();
   }
-  return classify(body);
+  // Nested deeper than 64 levels: HTTP 400 -32600 before it is parsed (DESIGN §7).
+  return classify(parseBody(raw.toString('utf8')));
 }
 
 /** notifications/cancelled aborts the named in-flight request of the session; other notifications need nothing. */

@@ -1,7 +1,10 @@
-// Agent-tool sessions held by this front tier. Sessions of tool-executing plans are also counted on
-// the account's shard, so the concurrent-session cap holds across front tiers.
+// Agent-tool sessions held by this front tier. Every session is also counted on the account's shard,
+// so the per-plan cap holds across front tiers (DESIGN §7). A session id is never a credential:
+// each request is admitted on its own, and a session answers only its account at the credential
+// generation it was opened under (a key rotation ends it).
 import { randomUUID } from 'node:crypto';
-import { fail } from '../../errors/registry.js';
+import type { Admission } from '../../contract/results.js';
+import { fail, MailcueError } from '../../errors/registry.js';
 import type { Deps } from '../../services/deps.js';
 import type { Cancellation } from '../../util/cancel.js';
 import type { SseStream } from './sse-stream.js';
@@ -11,8 +14,8 @@ export interface McpSession {
   readonly accountId: string;
   readonly transport: 'streamable-http' | 'sse';
   protocolVersion: string;
-  /** Counted against the plan's concurrent-session cap on the account's shard. */
-  counted: boolean;
+  /** The account's credential generation at open: a rotation since then ends the session. */
+  readonly generation: number;
   lastSeen: number;
   /** In-flight requests by JSON-RPC id, so notifications/cancelled can abort them. */
   readonly inflight: Map<string, Cancellation>;
@@ -22,15 +25,7 @@ export interface McpSession {
 
 const SWEEP_MS = 5_000;
 
-/**
- * The session a request names, for the account it authenticated as: a missing id is 400, an
- * unknown one (or another account's) 404, as the Streamable HTTP transport specifies.
- */
-export function requireSession(sessionId: string | null | undefined, session: McpSession | undefined, accountId: string): McpSession {
-  if (!sessionId) fail('session_required', 'Bad Request: Mcp-Session-Id header is required');
-  if (!session || session.accountId !== accountId) fail('session_not_found', 'Session not found');
-  return session;
-}
+export const sessionNotFound = () => new MailcueError('session_not_found', 'Session not found');
 
 export class SessionStore {
   private readonly sessions = new Map<string, McpSession>();
@@ -41,22 +36,43 @@ export class SessionStore {
     this.sweeper.unref();
   }
 
-  /** Opens a session; a plan that executes tools has it counted (and capped) on the account's shard. */
-  async open(accountId: string, transport: McpSession['transport'], protocolVersion: string, counted: boolean): Promise<McpSession> {
+  /** Opens a session for an admitted caller; the account's shard counts it against the cap. */
+  async open(admission: Admission, transport: McpSession['transport'], protocolVersion: string): Promise<McpSession> {
     const id = randomUUID();
-    if (counted) {
-      await this.deps.cluster.call({ type: 'account.session_open', accountId, sessionId: id, idleMs: this.deps.config.sessionIdleMs });
-    }
-    const session: McpSession = { id, accountId, transport, protocolVersion, counted, lastSeen: Date.now(), inflight: new Map(), stream: null };
+    const accountId = admission.account.id;
+    await this.deps.cluster.call({ type: 'account.session_open', accountId, sessionId: id, idleMs: this.deps.config.sessionIdleMs });
+    const session: McpSession = {
+      id, accountId, transport, protocolVersion, generation: admission.generation, lastSeen: Date.now(), inflight: new Map(), stream: null,
+    };
     this.sessions.set(id, session);
     return session;
   }
 
+  /** The session an id names, not yet checked against any caller. */
   get(id: string | undefined | null): McpSession | undefined {
-    if (!id) return undefined;
-    const s = this.sessions.get(id);
-    if (s) s.lastSeen = Date.now();
-    return s;
+    return id ? this.sessions.get(id) : undefined;
+  }
+
+  /**
+   * The session a request names, for the caller admission found: a missing id is 400; an unknown
+   * one, another account's, or one opened under a rotated-out key is 404 (the last is ended).
+   */
+  require(sessionId: string | null | undefined, session: McpSession | undefined, admission: Admission): McpSession {
+    if (!sessionId) fail('session_required', 'Bad Request: Mcp-Session-Id header is required');
+    if (!session || session.accountId !== admission.account.id) throw sessionNotFound();
+    if (session.generation !== admission.generation) {
+      this.close(session.id);
+      throw sessionNotFound();
+    }
+    session.lastSeen = Date.now();
+    return session;
+  }
+
+  /** A key rotation pushed by the account's shard: every session of the account ends now. */
+  closeAccount(accountId: string): number {
+    let n = 0;
+    for (const s of [...this.sessions.values()]) if (s.accountId === accountId && this.close(s.id)) n++;
+    return n;
   }
 
   close(id: string): boolean {
@@ -65,9 +81,7 @@ export class SessionStore {
     this.sessions.delete(id);
     for (const c of s.inflight.values()) c.abort();
     s.stream?.close();
-    if (s.counted) {
-      this.deps.cluster.call({ type: 'account.session_close', accountId: s.accountId, sessionId: id }).catch(() => undefined);
-    }
+    this.deps.cluster.call({ type: 'account.session_close', accountId: s.accountId, sessionId: id }).catch(() => undefined);
     return true;
   }
 

@@ -4,53 +4,77 @@
 import { fail, MailcueError } from '../../errors/registry.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import { errorResponse } from './jsonrpc.js';
+import { parseCredential } from '../../security/credentials.js';
+import { errorResponse, type JsonRpcRequest } from './jsonrpc.js';
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
-import { admit } from './mcp-server.js';
+import { admit, type Admitted } from './mcp-server.js';
 import { agentToolRequest, MCP_BODY_MAX_BYTES, onNotification, readIncoming, runInflight, type AgentToolEnv } from './request-pipeline.js';
 import { SseStream } from './sse-stream.js';
 
 const LEGACY_VERSION = '2024-11-05';
+const PING: JsonRpcRequest = { jsonrpc: '2.0', method: 'ping' };
 
 function openStream(env: AgentToolEnv, ex: Exchange): Promise<void> {
   const { deps, sessions } = env;
+  const viaQuery = ex.header('authorization') === undefined;
   return agentToolRequest(env, ex, 'sse', async (req) => {
     const admitted = await admit(deps, req.token, { jsonrpc: '2.0', method: 'ping' }, null, false);
     // Refused sessions (cap reached) get 429 before any stream starts.
-    const session = await sessions.open(admitted.admission.account.id, 'sse', LEGACY_VERSION, admitted.plan.toolExecution);
+    const session = await sessions.open(admitted.admission, 'sse', LEGACY_VERSION);
     const stream = new SseStream(ex, [], env.capMs);
     session.stream = stream;
     stream.onClose(() => sessions.close(session.id));
-    // Relative, so clients behind proxies keep the origin they connected to.
-    stream.event('endpoint', `/messages?sessionId=${session.id}`);
+    // Relative, so clients behind proxies keep the origin they connected to. The session id alone
+    // admits nothing (DESIGN §7): a client that authenticated in the query gets its credential back
+    // in the endpoint, since it cannot add a header to its POSTs either.
+    const credential = viaQuery && req.token ? `&access_token=${encodeURIComponent(req.token)}` : '';
+    stream.event('endpoint', `/messages?sessionId=${session.id}${credential}`);
   });
 }
 
+/**
+ * POST /messages: the caller is admitted before anything is answered. No valid credential is 401,
+ * and a session that is not the caller's (another account's, or of a rotated-out key) is 404, both
+ * as HTTP answers; every other failure goes on the stream, as the transport specifies.
+ */
 function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
   const { deps, sessions } = env;
   const sessionId = ex.query.get('sessionId');
   return agentToolRequest(env, ex, 'sse', async (req) => {
     if (!sessionId) fail('session_required', 'Bad Request: sessionId query parameter is required');
-    const session = sessions.get(sessionId);
-    if (!session?.stream || session.stream.isClosed) fail('session_not_found', 'Session not found');
+    const found = sessions.get(sessionId);
+    // An id no open session has names nothing, whoever asks (it is random: nothing to probe).
+    if (!found?.stream || found.stream.isClosed) fail('session_not_found', 'Session not found');
+    const stream = found.stream;
     const incoming = await readIncoming(ex);
+    // A response the client sent us still needs its caller admitted: as a ping.
+    const message = incoming.kind === 'response' ? PING : incoming.message;
+    if (incoming.kind === 'request') req.id = incoming.message.id;
+    const id = req.id;
+    let admitted: Admitted;
+    try {
+      admitted = await admit(deps, req.token, message, found, true);
+    } catch (err) {
+      if (err instanceof MailcueError && err.code === 'unauthorized') throw err;
+      // The credential is valid (only then do plan, rate and credit checks run): whose session?
+      if (found.accountId !== parseCredential(req.token!)?.accountId) fail('session_not_found', 'Session not found');
+      ex.send(202, 'Accepted', 'text/plain; charset=utf-8');
+      if (incoming.kind === 'request') stream.message(errorResponse(id, asFailure(err)));
+      return;
+    }
+    const session = sessions.require(sessionId, found, admitted.admission);
     ex.send(202, 'Accepted', 'text/plain; charset=utf-8');
     if (incoming.kind === 'response') return;
-    const message = incoming.message;
-    const id = incoming.kind === 'request' ? incoming.message.id : null;
-    const stream = session.stream;
+    if (incoming.kind === 'notification') {
+      onNotification(session, message);
+      return;
+    }
     try {
-      const admitted = await admit(deps, req.token, message, session, true);
-      if (admitted.admission.account.id !== session.accountId) fail('session_not_found', 'Session not found');
-      if (incoming.kind === 'notification') {
-        onNotification(session, message);
-        return;
-      }
       const result = await runInflight(env, session, admitted, message, id, (abort) => stream.onClose(abort), (n) => stream.message(n));
       stream.message({ jsonrpc: '2.0', id, result });
     } catch (err) {
       // The HTTP status is spent (202); the same JSON-RPC error goes on the stream.
-      if (incoming.kind === 'request') stream.message(errorResponse(id, asFailure(err)));
+      stream.message(errorResponse(id, asFailure(err)));
     }
   });
 }

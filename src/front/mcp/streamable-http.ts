@@ -9,7 +9,7 @@ import { errorResponse, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
 import { admit, execute, planBlock, negotiateVersion, SERVER_NAME, SERVER_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type Admitted } from './mcp-server.js';
 import { agentToolRequest, MCP_BODY_MAX_BYTES, onNotification, readIncoming, runInflight, type AgentToolEnv } from './request-pipeline.js';
-import { requireSession, type McpSession } from './sessions.js';
+import type { McpSession } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 
 const SESSION_HEADER = 'Mcp-Session-Id';
@@ -61,18 +61,18 @@ function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
     const accountId = admitted.admission.account.id;
 
     if (incoming.kind === 'notification') {
-      if (session && session.accountId === accountId) onNotification(session, message);
+      if (session && session.accountId === accountId && session.generation === admitted.admission.generation) onNotification(session, message);
       ex.send(202, '', null);
       return;
     }
     if (isInit) {
       const version = negotiateVersion(message.params?.protocolVersion);
-      const opened = await sessions.open(accountId, 'streamable-http', version, admitted.plan.toolExecution);
+      const opened = await sessions.open(admitted.admission, 'streamable-http', version);
       const result = await execute({ deps, admitted, session: opened, signal: ex.signal, maxWaitMs: env.maxWaitMs, notify: null }, message);
       ex.sendJson(200, { jsonrpc: '2.0', id: req.id, result }, [[SESSION_HEADER, opened.id]]);
       return;
     }
-    await answerRequest(env, ex, requireSession(sessionId, session, accountId), admitted, message, req.id, acceptsSse);
+    await answerRequest(env, ex, sessions.require(sessionId, session, admitted.admission), admitted, message, req.id, acceptsSse);
   });
 }
 
@@ -124,7 +124,7 @@ function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
       });
       return;
     }
-    const session = requireSession(sessionId, found, admitted.admission.account.id);
+    const session = sessions.require(sessionId, found, admitted.admission);
     if (session.stream && !session.stream.isClosed) fail('session_conflict', 'Conflict: Only one SSE stream is allowed per session');
     const stream = new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs);
     session.stream = stream;
@@ -140,8 +140,9 @@ function handleDelete(env: AgentToolEnv, ex: Exchange): Promise<void> {
   const sessionId = ex.header('mcp-session-id');
   return agentToolRequest(env, ex, 'mcp', async (req) => {
     const found = sessions.get(sessionId);
-    const admitted = await admit(deps, req.token, { jsonrpc: '2.0', method: 'ping' }, found ?? null, false);
-    sessions.close(requireSession(sessionId, found, admitted.admission.account.id).id);
+    // Ending a session is not metered: a rate-limited client must still be able to free its slot.
+    const admitted = await admit(deps, req.token, { jsonrpc: '2.0', method: 'ping' }, found ?? null, false, { kind: 'none' });
+    sessions.close(sessions.require(sessionId, found, admitted.admission).id);
     ex.sendJson(200, { success: true, message: 'Session ended' });
   });
 }

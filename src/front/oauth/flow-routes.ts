@@ -5,11 +5,14 @@ import { MailcueError } from '../../errors/registry.js';
 import { newCredential, parseCredential } from '../../security/credentials.js';
 import type { Deps } from '../../services/deps.js';
 import type { IssuedTokens } from '../../contract/results.js';
+import type { Meter } from '../../contract/commands.js';
 import { admitToken } from '../auth.js';
+import { nestsDeeperThan } from '../http/json-depth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
 import type { Cors } from '../http/cors.js';
 import { issuer, knownResources } from './metadata-routes.js';
+import { PerIpWindow } from './per-ip-window.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const CHALLENGE = /^[A-Za-z0-9_-]{43,128}$/;
@@ -32,21 +35,35 @@ function oauthError(ex: Exchange, status: number, error: string, description: st
   ex.sendJson(status, { error, error_description: description }, [['Cache-Control', 'no-store'], ['Pragma', 'no-cache']]);
 }
 
-async function validClient(deps: Deps, clientId: string | null): Promise<string | null> {
-  if (!clientId) return null;
+/** The account of a client_id that is a valid API key, or null; a rate-limited key throws. */
+async function validClient(deps: Deps, clientId: string | null, meter: Meter = { kind: 'none' }): Promise<string | null> {
+  if (!clientId || parseCredential(clientId)?.kind !== 'api_key') return null;
   try {
-    const admission = await admitToken(deps, clientId, { kind: 'none' });
-    return parseCredential(clientId)?.kind === 'api_key' ? admission.account.id : null;
-  } catch {
+    return (await admitToken(deps, clientId, meter)).account.id;
+  } catch (err) {
+    if (err instanceof MailcueError && err.code === 'rate_limited') throw err;
     return null;
   }
 }
 
-async function authorize(deps: Deps, ex: Exchange): Promise<void> {
+function rateLimited(ex: Exchange, retryAfterS: number, description: string): void {
+  ex.sendJson(429, { error: 'rate_limited', error_description: description }, [['Retry-After', String(retryAfterS)], ['Cache-Control', 'no-store']]);
+}
+
+/** DESIGN §7: /authorize counts per client IP, and against the REST limit of the key it names. */
+async function authorize(deps: Deps, perIp: PerIpWindow, ex: Exchange): Promise<void> {
   const q = ex.query;
+  const wait = perIp.take(ex.remoteAddress);
+  if (wait > 0) return rateLimited(ex, wait, `Too many authorization requests from this address (${deps.config.authorizePerIpPerMinute} per minute)`);
   const clientId = q.get('client_id');
   const redirectRaw = q.get('redirect_uri');
-  const accountId = await validClient(deps, clientId);
+  let accountId: string | null;
+  try {
+    accountId = await validClient(deps, clientId, { kind: 'rest' });
+  } catch (err) {
+    const retry = (err as MailcueError).details?.retry_after_s;
+    return rateLimited(ex, typeof retry === 'number' ? retry : 60, (err as Error).message);
+  }
   if (!accountId) return oauthError(ex, 400, 'invalid_client', 'client_id must be a valid API key');
   const redirect = redirectRaw ? redirectAllowed(redirectRaw) : null;
   if (!redirect) return oauthError(ex, 400, 'invalid_request', 'redirect_uri must be an https URL or an http URL on localhost');
@@ -82,6 +99,7 @@ const TOKEN_FORM_MAX_BYTES = 64 * 1024;
 async function formBody(ex: Exchange): Promise<URLSearchParams> {
   const raw = (await ex.body()).toString('utf8');
   if ((ex.header('content-type') ?? '').includes('application/json')) {
+    if (nestsDeeperThan(raw)) return new URLSearchParams();
     try {
       return new URLSearchParams(Object.entries(JSON.parse(raw) as Record<string, unknown>).map(([k, v]): [string, string] => [k, String(v)]));
     } catch {
@@ -152,8 +170,9 @@ async function token(deps: Deps, ex: Exchange): Promise<void> {
 }
 
 export function flowRoutes(router: Router, deps: Deps, cors: Cors): void {
+  const perIp = new PerIpWindow(deps.config.authorizePerIpPerMinute);
   router
-    .add('get', '/authorize', (ex) => authorize(deps, ex))
+    .add('get', '/authorize', (ex) => authorize(deps, perIp, ex))
     .add('post', '/token', (ex) => {
       cors.apply(ex);
       return token(deps, ex);

@@ -1,6 +1,5 @@
 // REST /v1/inboxes and their messages (DESIGN §3). Thin: parse, call a service, answer.
 import * as inboxes from '../../services/inboxes.js';
-import { extractionOf } from '../../contract/model.js';
 import * as messages from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';
 import { intInRange, normalizeAddress, optionalBool, optionalSince, requireMessageId } from '../../services/validate.js';
@@ -30,7 +29,12 @@ export function inboxRoutes(router: Router, deps: Deps): void {
     .add('post', '/v1/inboxes', async (ex) => {
       const who = await caller(deps, ex);
       const body = await ex.jsonObject();
-      ok(ex, 201, { data: await inboxes.createInbox(deps, who, { address: body.address, domain: body.domain }) });
+      ok(ex, 201, { data: await inboxes.createInbox(deps, who, { address: body.address, domain: body.domain, require_auth: body.require_auth }) });
+    })
+    .add('patch', '/v1/inboxes/:address', async (ex) => {
+      const who = await caller(deps, ex);
+      const body = await ex.jsonObject();
+      ok(ex, 200, { data: await inboxes.updateInbox(deps, who, address(ex), { require_auth: body.require_auth }) });
     })
     .add('get', '/v1/inboxes', async (ex) => {
       const data = await admitRestAndRead(deps, ex, (who) => inboxes.listInboxes(deps, who));
@@ -68,8 +72,7 @@ export function inboxRoutes(router: Router, deps: Deps): void {
     .add('get', '/v1/inboxes/:address/messages/:id', async (ex) => {
       const who = await caller(deps, ex);
       const m = await messages.getMessage(deps, who, address(ex), requireMessageId(ex.params[1], 'id'));
-      const { size: _size, ...message } = m;
-      ok(ex, 200, { data: { ...message, extraction: extractionOf(m), has_attachment: m.attachments.length > 0 } });
+      ok(ex, 200, { data: messages.fullMessageView(m) });
     })
     .add('get', '/v1/inboxes/:address/messages/:id/raw', async (ex) => {
       const raw = await admitRestAndRead(deps, ex, (who) => messages.rawMessage(deps, who, address(ex), requireMessageId(ex.params[1], 'id')));

@@ -1,7 +1,7 @@
 // Account: plan, credits used and left as a bar, ops and requests this minute, open agent-tool
 // sessions, and how to connect an MCP client (URL and a copy-paste config).
 import { api, errorText, session } from './api.js';
-import { copyButton, h, meta } from './dom.js';
+import { copyButton, h, Latest, meta } from './dom.js';
 
 interface Usage {
   id: string;
@@ -27,6 +27,7 @@ function masked(key: string): string {
 
 export class AccountView {
   readonly root = h('section', { class: 'stack', 'aria-labelledby': 'account-title' });
+  private readonly loads = new Latest();
 
   async show(): Promise<void> {
     await this.refresh();
@@ -34,8 +35,10 @@ export class AccountView {
 
   async refresh(): Promise<void> {
     let u: Usage;
+    const newest = this.loads.begin();
     try {
       u = (await api<{ data: Usage }>('GET', '/v1/account')).data;
+      if (!newest()) return;
     } catch (err) {
       this.root.replaceChildren(h('h1', { id: 'account-title' }, 'Account'), h('p', { class: 'error' }, errorText(err)));
       return;

@@ -97,3 +97,17 @@ export function attachmentIcon(): SVGSVGElement {
   svg.append(title, path);
   return svg;
 }
+
+/**
+ * Live refreshes and user actions may load the same list at once: only the newest load's answer
+ * is shown, so a slow older answer never replaces a newer one.
+ */
+export class Latest {
+  private n = 0;
+
+  /** Starts a load; the function says whether it is still the newest. */
+  begin(): () => boolean {
+    const mine = ++this.n;
+    return () => mine === this.n;
+  }
+}

@@ -1,13 +1,14 @@
 // Custom domains: add, the two DNS records with copy buttons, verify (naming the missing record),
 // delete after a confirmation that lists the inboxes going with the domain.
 import { api, ApiError, enc, errorText } from './api.js';
-import { announce, clearError, confirmDialog, copyButton, formatDate, h, showError } from './dom.js';
+import { announce, clearError, confirmDialog, copyButton, formatDate, h, Latest, showError } from './dom.js';
 
 interface Domain { domain: string; verified: boolean; mx_record: string; txt_record: string; added_at: string }
 
 export class DomainsView {
   readonly root = h('section', { class: 'card', 'aria-labelledby': 'domains-title' });
   private message: HTMLElement = h('p', { id: 'domain-error', class: 'error', role: 'alert' });
+  private readonly loads = new Latest();
 
   async show(): Promise<void> {
     const form = h('form', { class: 'row', id: 'domain-form' },
@@ -30,8 +31,10 @@ export class DomainsView {
   }
 
   private async load(list: HTMLElement): Promise<void> {
+    const newest = this.loads.begin();
     try {
       const { data } = await api<{ data: Domain[] }>('GET', '/v1/custom-domains');
+      if (!newest()) return;
       list.replaceChildren(...(data.length ? data.map((d) => this.card(d)) : [h('p', { class: 'muted' }, 'No custom domains yet.')]));
     } catch (err) {
       this.message.textContent = errorText(err);

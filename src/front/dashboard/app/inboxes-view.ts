@@ -1,7 +1,7 @@
 // Inboxes: the inbox list, the open inbox's messages (filter, pages of 50) and the open message,
 // side by side on wide screens and one at a time on narrow ones. Live changes reload what is shown.
 import { api, enc, errorText } from './api.js';
-import { announce, attachmentIcon, clearError, confirmDialog, formatDate, formatShort, h, meta, showError } from './dom.js';
+import { announce, attachmentIcon, clearError, confirmDialog, formatDate, formatShort, h, Latest, meta, showError } from './dom.js';
 import { loadMessage, renderMessage } from './message-view.js';
 import { go, pathOf, type Place } from './router.js';
 
@@ -58,10 +58,16 @@ export class InboxesView {
     await Promise.all(jobs);
   }
 
+  private readonly inboxesLoad = new Latest();
+
   private async loadInboxes(): Promise<void> {
+    const newest = this.inboxesLoad.begin();
     try {
-      this.inboxes = (await api<{ data: Inbox[] }>('GET', '/v1/inboxes')).data.sort((a, b) => b.created_at.localeCompare(a.created_at));
+      const { data } = await api<{ data: Inbox[] }>('GET', '/v1/inboxes');
+      if (!newest()) return;
+      this.inboxes = data.sort((a, b) => b.created_at.localeCompare(a.created_at));
     } catch (err) {
+      if (!newest()) return;
       showError(errorText(err));
     }
     this.renderInboxes();
@@ -109,17 +115,22 @@ export class InboxesView {
     }
   }
 
+  private readonly messagesLoad = new Latest();
+
   private async loadMessages(): Promise<void> {
     const inbox = this.openInbox;
     if (!inbox) return this.renderMessages();
+    const newest = this.messagesLoad.begin();
     const params = new URLSearchParams({ limit: String(PAGE) });
     const before = this.cursors.at(-1);
     if (before) params.set('before', before);
     if (this.query) params.set('q', this.query);
     try {
       const { data } = await api<{ data: Summary[] }>('GET', `/v1/inboxes/${enc(inbox)}/messages?${params}`);
-      if (inbox === this.openInbox) this.messages = data;
+      if (!newest()) return;
+      this.messages = data;
     } catch (err) {
+      if (!newest()) return;
       showError(errorText(err));
     }
     this.renderMessages();

@@ -1,7 +1,7 @@
 // Webhooks: add, the delivery log of each (status, latency, error), re-activate a disabled one
 // (registering the same inbox and url again re-activates it), delete.
 import { api, enc, errorText } from './api.js';
-import { announce, confirmDialog, formatDate, h, showError } from './dom.js';
+import { announce, confirmDialog, formatDate, h, Latest, showError } from './dom.js';
 
 interface Webhook { _id: string; inbox: string; url: string; createdAt: string; failureCount: number; disabled?: boolean }
 interface Delivery { at: string; status: number | null; latency_ms: number | null; error: string | null }
@@ -9,6 +9,7 @@ interface Delivery { at: string; status: number | null; latency_ms: number | nul
 export class WebhooksView {
   readonly root = h('section', { class: 'card', 'aria-labelledby': 'webhooks-title' });
   private readonly message = h('p', { id: 'webhook-error', class: 'error', role: 'alert' });
+  private readonly loads = new Latest();
 
   async show(): Promise<void> {
     const form = h('form', { class: 'row', id: 'webhook-form' },
@@ -29,9 +30,11 @@ export class WebhooksView {
   async refresh(): Promise<void> {
     const list = this.root.querySelector<HTMLElement>('#webhook-list');
     if (!list) return;
+    const newest = this.loads.begin();
     try {
       const { data } = await api<{ data: Webhook[] }>('GET', '/v1/webhooks?status=all');
       const cards = await Promise.all(data.map((w) => this.card(w)));
+      if (!newest()) return;
       list.replaceChildren(...(cards.length ? cards : [h('p', { class: 'muted' }, 'No webhooks yet.')]));
     } catch (err) {
       this.message.textContent = errorText(err);

@@ -1,15 +1,28 @@
-// get_latest_email: the most recent message of an inbox, with its text and extracted code.
+// get_latest_email: the most recent message of an inbox, with its extracted code (and why it was
+// picked), its sender authentication and the injection-safe text; raw text and HTML only on request.
 import { extractionOf } from '../../../contract/model.js';
-import { latestMessage } from '../../../services/messages.js';
-import { requireAddress } from '../../../services/validate.js';
-import { defineTool, inboxArg, nullableString } from './tool.js';
+import { latestMessage, trustFields } from '../../../services/messages.js';
+import { optionalBool, requireAddress } from '../../../services/validate.js';
+import { authenticationSchema, authVerdictSchema, defineTool, inboxArg, nullableString, UNTRUSTED_MAIL } from './tool.js';
 
-export const getLatestEmail = defineTool<{ inbox: string }>({
+export const getLatestEmail = defineTool<{ inbox: string; include_raw?: boolean }>({
   name: 'get_latest_email',
   readOnly: true,
   title: 'Get latest email',
-  description: 'Returns the most recent message of an inbox (sender, subject, text, extracted otp and verification_link, and in `extraction` why each was picked or is null), or null if it is empty.',
-  inputSchema: { type: 'object', properties: { inbox: inboxArg }, required: ['inbox'] },
+  description:
+    'Returns the most recent message of an inbox (sender, subject, extracted otp and verification_link, in `extraction` why each was picked or is null, ' +
+    'sender authentication), or null if it is empty. ' +
+    'The body comes as `safe_text`: only the text a person would see, hidden text and invisible characters removed, links listed as "[n] text → URL (host)", ' +
+    'with `warnings` naming what was removed or looks deceptive. `include_raw: true` adds the original `text` and `html`, which may hide instructions. ' +
+    UNTRUSTED_MAIL,
+  inputSchema: {
+    type: 'object',
+    properties: {
+      inbox: inboxArg,
+      include_raw: { type: 'boolean', default: false, description: 'Also return the raw text and HTML parts (untrusted, may contain hidden text)' },
+    },
+    required: ['inbox'],
+  },
   outputSchema: {
     type: 'object',
     properties: {
@@ -18,27 +31,34 @@ export const getLatestEmail = defineTool<{ inbox: string }>({
         type: ['object', 'null'],
         properties: {
           id: { type: 'string' }, from: { type: 'string' }, to: { type: 'array', items: { type: 'string' } }, subject: { type: 'string' },
-          date: { type: 'string' }, text: nullableString, html: nullableString, otp: nullableString, verification_link: nullableString,
-          has_attachment: { type: 'boolean' },
+          date: { type: 'string' }, otp: nullableString, verification_link: nullableString, has_attachment: { type: 'boolean' },
           extraction: {
             type: 'object',
             properties: { otp_reason: { type: 'string' }, link_reason: { type: 'string' } },
             required: ['otp_reason', 'link_reason'],
           },
+          auth: authVerdictSchema, authentication: authenticationSchema,
+          safe_text: { type: 'string' }, warnings: { type: 'array', items: { type: 'string' } },
+          text: nullableString, html: nullableString,
         },
+        required: ['id', 'from', 'subject', 'date', 'auth', 'safe_text', 'warnings'],
       },
     },
     required: ['inbox', 'message'],
   },
   async run({ deps, caller }, args) {
     const inbox = requireAddress(args.inbox);
+    const includeRaw = optionalBool(args.include_raw, 'include_raw');
     const m = await latestMessage(deps, caller, inbox);
     if (!m) return { inbox, message: null };
+    const { safe_text, warnings, authentication } = trustFields(m);
     return {
       inbox,
       message: {
-        id: m.id, from: m.from, to: m.to, subject: m.subject, date: m.date, text: m.text, html: m.html,
+        id: m.id, from: m.from, to: m.to, subject: m.subject, date: m.date,
         otp: m.otp, verification_link: m.verification_link, has_attachment: m.attachments.length > 0, extraction: extractionOf(m),
+        auth: authentication.summary, authentication, safe_text, warnings,
+        ...(includeRaw ? { text: m.text, html: m.html } : {}),
       },
     };
   },

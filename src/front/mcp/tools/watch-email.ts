@@ -1,7 +1,7 @@
 // watch_email: long-polls an existing inbox for its next message (or the first newer than `since`).
 import { waitForMessage } from '../../../services/messages.js';
 import { optionalSince, requireAddress } from '../../../services/validate.js';
-import { defineTool, messageSummarySchema } from './tool.js';
+import { defineTool, messageSummarySchema, UNTRUSTED_MAIL } from './tool.js';
 
 export const watchEmail = defineTool<{ inbox: string; timeout?: number; since?: string }>({
   name: 'watch_email',

@@ -1,0 +1,179 @@
+// Sender authentication at ingress (issue 19), the only importer of mailauth: SPF for the connecting
+// IP and MAIL FROM (or HELO), every DKIM signature, DMARC policy and alignment, ARC where present.
+// DNS goes through MAILCUE_DNS_SERVERS with short timeouts, and a lookup that fails or comes too
+// late is a temperror, never an exception. The SMTP answer waits at most MAILCUE_AUTH_INLINE_MS;
+// a check still running then finishes after the 250 and updates the stored messages.
+import { authenticate } from 'mailauth';
+import type { Resolver } from 'node:dns/promises';
+import type { Config } from '../config/config.js';
+import { pendingAuthentication, unverified, verdictOf, type Authentication } from '../contract/authentication.js';
+import type { Logger } from '../obs/logger.js';
+import { makeResolver } from '../webhooks/resolver.js';
+
+export interface SmtpEnvelope {
+  remoteAddress: string;
+  hostNameAppearsAs: string;
+  envelope: { mailFrom: { address: string } | false };
+}
+
+/** Stores the finished record on a message delivered while its check was still running. */
+export type AuthUpdate = (addresses: string[], id: string, authentication: Authentication) => Promise<unknown>;
+
+/** One query waits this long, tried twice: a dead resolver costs about 3 s, not 30. */
+const QUERY_TIMING = { timeout: 1_000, tries: 2 };
+/** Answers (and "no such record") are cached this long: mail from one sender repeats its lookups. */
+const CACHE_MS = 30_000;
+const CACHE_MAX = 10_000;
+const CACHED_ERRORS = new Set(['ENOTFOUND', 'ENODATA']);
+
+function dnsError(code: string): Error {
+  return Object.assign(new Error(`DNS ${code}`), { code });
+}
+
+/**
+ * mailauth's resolver signature over one shared Resolver and a small cache of answers (and of "no
+ * such record"). A lookup in flight is shared, so a burst of mail from one sender asks once.
+ */
+class DnsLookups {
+  private readonly cache = new Map<string, { until: number; answer: Promise<unknown> }>();
+
+  constructor(private readonly resolver: Resolver) {}
+
+  resolve(name: string, rrtype: string): Promise<unknown> {
+    const key = `${rrtype} ${name.toLowerCase()}`;
+    const hit = this.cache.get(key);
+    if (hit && hit.until > Date.now()) return hit.answer;
+    const answer = this.resolver.resolve(name, rrtype as 'TXT').catch((err: NodeJS.ErrnoException) => {
+      const code = err.code ?? 'ESERVFAIL';
+      // A failure is not remembered: the next message asks again.
+      if (!CACHED_ERRORS.has(code) && this.cache.get(key)?.answer === answer) this.cache.delete(key);
+      throw dnsError(code);
+    });
+    // Nobody may be listening when it fails (every caller past its deadline): no unhandled rejection.
+    answer.catch(() => undefined);
+    this.cache.delete(key);
+    this.cache.set(key, { until: Date.now() + CACHE_MS, answer });
+    if (this.cache.size > CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+    return answer;
+  }
+
+  /** A resolver for one message: past the deadline every lookup fails at once (a temperror). */
+  until(deadline: number): (name: string, rrtype: string) => Promise<unknown> {
+    return (name, rrtype) => {
+      const left = deadline - Date.now();
+      if (left <= 0) return Promise.reject(dnsError('ETIMEOUT'));
+      let timer: NodeJS.Timeout;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(dnsError('ETIMEOUT')), left);
+      });
+      return Promise.race([this.resolve(name, rrtype), late]).finally(() => clearTimeout(timer));
+    };
+  }
+}
+
+type MailauthResult = Awaited<ReturnType<typeof authenticate>>;
+
+function sameSite(a: string, b: string): boolean {
+  return a !== '' && (a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`));
+}
+
+/**
+ * A body that no longer matches its signature's body hash is a PERMFAIL (RFC 6376 §6.1.3), which
+ * RFC 8601 reports as "fail"; mailauth's lenient mode says "neutral", so the mismatch is read here.
+ */
+function dkimResult(s: any): string {
+  const result = String(s.status?.result ?? 'neutral');
+  if (result === 'neutral' && s.bodyHash && s.bodyHashExpecting && s.bodyHash !== s.bodyHashExpecting) return 'fail';
+  return result;
+}
+
+/** Our record from mailauth's answer. */
+export function toAuthentication(r: MailauthResult): Authentication {
+  // An unsigned message gets one placeholder entry without a signing domain: not a signature.
+  const dkim = (r.dkim?.results ?? []).filter((s: any) => s.signingDomain).map((s: any) => ({
+    domain: String(s.signingDomain),
+    selector: String(s.selector ?? ''),
+    result: dkimResult(s),
+  }));
+  const dmarc = r.dmarc ? (r.dmarc as any) : null;
+  const spfResult = String((r.spf as any)?.status?.result ?? 'none');
+  const fromDomain: string | null = dmarc?.status?.header?.from ?? (r.dkim as any)?.headerFrom?.[0]?.split('@').pop() ?? null;
+  // Without a DMARC record mailauth computes no SPF alignment; then the MAIL FROM domain must be the
+  // From domain or share it as a suffix (relaxed alignment without the Public Suffix List).
+  const spfDomain = String((r.spf as any)?.domain ?? '').toLowerCase();
+  const spfAligned = spfResult === 'pass' && (Boolean(dmarc?.alignment?.spf?.result) || (fromDomain !== null && sameSite(spfDomain, fromDomain.toLowerCase())));
+  const dkimAligned = (r.dkim?.results ?? []).some((s: any) => s.status?.result === 'pass' && s.status?.aligned);
+  const parts = {
+    spf: spfResult,
+    dkim,
+    dmarc: dmarc ? String(dmarc.status?.result ?? 'none') : 'none',
+    dmarc_policy: dmarc?.p ? String(dmarc.policy ?? dmarc.p) : null,
+    arc: r.arc && (r.arc as any).i > 0 ? String((r.arc as any).status?.result ?? 'none') : null,
+    aligned: dmarc?.status?.result === 'pass' || spfAligned || dkimAligned,
+    from_domain: fromDomain ? fromDomain.toLowerCase() : null,
+  };
+  return { ...parts, summary: verdictOf(parts), pending: false };
+}
+
+/** One message's check, started when DATA ends and running beside parsing. */
+export class AuthCheck {
+  /** Always resolves: a failure of the check itself is a temperror record. */
+  readonly final: Promise<Authentication>;
+  private result: Authentication | null = null;
+
+  constructor(run: Promise<Authentication>, private readonly answerBy: number, private readonly update: AuthUpdate, private readonly log: Logger) {
+    this.final = run.then((a) => (this.result = a));
+  }
+
+  /** The record to store with the message: the finished one, or a pending one past the budget. */
+  async atAnswer(): Promise<Authentication> {
+    const left = this.answerBy - Date.now();
+    if (!this.result && left > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.final, new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
+    }
+    return this.result ?? pendingAuthentication();
+  }
+
+  /**
+   * After the 250: a message stored with a pending record gets the finished one. Waits on an
+   * inbox with require_auth hold such a message until then (the shard re-offers it on update).
+   */
+  afterAnswer(stored: { id: string; delivered: string[] }[], storedWith: Authentication): void {
+    if (!storedWith.pending) return;
+    void this.final.then((a) =>
+      Promise.all(stored.filter((s) => s.delivered.length > 0).map(({ id, delivered }) => this.update(delivered, id, a).catch((err: unknown) => {
+        // A shard that stopped meanwhile: the message keeps its pending (temperror) record.
+        this.log.warn({ err, id }, 'could not store the sender authentication result');
+      }))),
+    );
+  }
+}
+
+export class MailAuthenticator {
+  private readonly dns: DnsLookups;
+
+  constructor(private readonly config: Config, private readonly log: Logger, private readonly update: AuthUpdate) {
+    this.dns = new DnsLookups(makeResolver(config.dnsServers, QUERY_TIMING));
+  }
+
+  begin(raw: Buffer, session: SmtpEnvelope): AuthCheck {
+    const now = Date.now();
+    const resolver = this.dns.until(now + this.config.authTimeoutMs);
+    const run = authenticate(raw, {
+      ip: session.remoteAddress.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, ''),
+      helo: session.hostNameAppearsAs,
+      sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+      mta: this.config.mxHost,
+      resolver,
+      disableBimi: true,
+    } as Parameters<typeof authenticate>[1])
+      .then(toAuthentication)
+      .catch((err: unknown) => {
+        this.log.warn({ err }, 'sender authentication failed');
+        return { ...unverified(), spf: 'temperror', dmarc: 'temperror', summary: 'temperror' as const };
+      });
+    return new AuthCheck(run, now + this.config.authInlineMs, this.update, this.log);
+  }
+}

@@ -1,0 +1,72 @@
+// Unit cases for reading mailauth's results into the stored record (src/ingress/mail-auth.ts): real
+// signatures and seals made with mailauth itself, DNS answered through its documented resolver option.
+import test from 'ava';
+import { generateKeyPairSync } from 'node:crypto';
+import { authenticate, dkimSign, sealMessage } from 'mailauth';
+import { toAuthentication } from '../../src/ingress/mail-auth.js';
+
+const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const PRIVATE_PEM = keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const KEY_RECORD = [[`v=DKIM1; k=rsa; p=${keys.publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`]];
+
+const ZONE: Record<string, string[][]> = {
+  'TXT s1._domainkey.good.example': KEY_RECORD,
+  'TXT arc._domainkey.forwarder.example': KEY_RECORD,
+  'TXT good.example': [['v=spf1 ip4:192.0.2.10 -all']],
+  'TXT _dmarc.good.example': [['v=DMARC1; p=quarantine']],
+};
+
+async function resolver(name: string, rrtype: string): Promise<unknown> {
+  const answer = ZONE[`${rrtype} ${name.toLowerCase()}`];
+  if (answer) return answer;
+  throw Object.assign(new Error('no record'), { code: 'ENOTFOUND' });
+}
+
+const MESSAGE = 'From: Bank <noreply@good.example>\r\nTo: agent@mailcue.test\r\nSubject: Code\r\n\r\nYour code is 482913.\r\n';
+
+async function signed(): Promise<string> {
+  const { signatures } = await dkimSign(MESSAGE, { signatureData: [{ signingDomain: 'good.example', selector: 's1', privateKey: PRIVATE_PEM }] });
+  return signatures + MESSAGE;
+}
+
+const check = (raw: string, ip = '192.0.2.10', extra: Record<string, unknown> = {}) =>
+  authenticate(raw, { ip, helo: 'mta.good.example', sender: 'noreply@good.example', mta: 'mx.mailcue.test', resolver, disableBimi: true, ...extra } as never);
+
+test('mail auth - a signed message from an allowed IP: every part passes and aligns', async (t) => {
+  const a = toAuthentication(await check(await signed()));
+  t.deepEqual(a, {
+    spf: 'pass', dkim: [{ domain: 'good.example', selector: 's1', result: 'pass' }], dmarc: 'pass', dmarc_policy: 'quarantine',
+    arc: null, aligned: true, from_domain: 'good.example', summary: 'pass', pending: false,
+  });
+});
+
+test('mail auth - a forwarded message keeps its ARC verdict; the broken DKIM signature is a fail', async (t) => {
+  // The forwarder checked the original, added a footer (breaking DKIM), and sealed what it had seen.
+  const original = await signed();
+  const seen = (await check(original)) as { arc: { authResults: string; status: { result: string } } };
+  const modified = original.replace('482913.', '482913.\r\n-- sent via a list');
+  const seal = await sealMessage(Buffer.from(modified), {
+    signingDomain: 'forwarder.example', selector: 'arc', privateKey: PRIVATE_PEM, authResults: seen.arc.authResults, cv: seen.arc.status.result,
+  } as never);
+  const forwarded = String(seal) + modified;
+  const a = toAuthentication(await check(forwarded, '198.51.100.7'));
+  t.is(a.arc, 'pass');
+  t.is(a.spf, 'fail');
+  t.deepEqual(a.dkim.map((d) => d.result), ['fail']);
+  t.is(a.dmarc, 'fail');
+  t.is(a.summary, 'fail');
+});
+
+test('mail auth - an unsigned message has no DKIM entries; a DNS failure is a temperror', async (t) => {
+  const a = toAuthentication(await check(MESSAGE, '198.51.100.7'));
+  t.deepEqual(a.dkim, []);
+  t.is(a.summary, 'fail');
+  const broken = async () => {
+    throw Object.assign(new Error('timeout'), { code: 'ETIMEOUT' });
+  };
+  const b = toAuthentication(await check(await signed(), '192.0.2.10', { resolver: broken }));
+  t.is(b.spf, 'temperror');
+  t.deepEqual(b.dkim.map((d) => d.result), ['temperror']);
+  t.is(b.dmarc, 'temperror');
+  t.is(b.summary, 'temperror');
+});
