@@ -17,6 +17,9 @@ class ScriptedShard implements CommandDispatcher {
     this.seen.push(command);
     return this.answer(command, scope);
   }
+  onAccountChange(): void {
+    // These tests change no account.
+  }
 }
 
 async function connect(t: { teardown(fn: () => unknown): void }) {
