@@ -63,7 +63,7 @@ export async function startFront(configured: Config, shards: readonly ShardAddre
   const listenSocket = await listen(app, configured.host, configured.httpPort);
   const httpPort = uWS.us_socket_local_port(listenSocket);
   const config = withBoundHttpPort(configured, httpPort);
-  const pool = new WorkPool(config.poolThreads);
+  const pool = new WorkPool(config.poolThreads, (err) => log.warn({ err }, 'pool worker failed and was replaced'));
   // Rotations and plan changes pushed by the shards; `sessions` is set below, before any request.
   let sessions: SessionStore | null = null;
   const notices = new NoticeListener(

@@ -3,6 +3,7 @@
 // notification that is due in a pump of the outbox.
 import { Piscina } from 'piscina';
 import type { SignRequest, SignedHeaders } from './sign-task.js';
+import { warnWorkerError } from './work-pool.js';
 
 export class SigningPool {
   private pool: Piscina | null = null;
@@ -15,6 +16,7 @@ export class SigningPool {
       maxThreads: 1,
       idleTimeout: 30_000,
     });
+    this.pool.on('error', warnWorkerError);
     return this.pool.run(requests);
   }
 

@@ -7,10 +7,19 @@ import type { AttachmentContent } from '../mail/parse-mail.js';
 
 export const PARSE_TIMEOUT_MS = 20_000;
 
+export function warnWorkerError(err: unknown): void {
+  process.emitWarning(`pool worker failed and was replaced: ${err instanceof Error ? err.message : String(err)}`);
+}
+
 export class WorkPool {
   private readonly pool: Piscina;
 
-  constructor(threads = 0) {
+  /**
+   * `onWorkerError`: a thread that fails outside a task (e.g. while loading its module on a
+   * starved machine) is replaced by piscina; without a listener its 'error' event would end the
+   * whole process.
+   */
+  constructor(threads = 0, onWorkerError: (err: unknown) => void = warnWorkerError) {
     // The shards and the front's event loop need CPU too: one parse thread per core at most.
     const size = threads > 0 ? threads : Math.max(1, availableParallelism());
     this.pool = new Piscina({
@@ -19,6 +28,7 @@ export class WorkPool {
       maxThreads: size,
       idleTimeout: 60_000,
     });
+    this.pool.on('error', onWorkerError);
   }
 
   parse(raw: Buffer): Promise<ParsedMessage> {
