@@ -29,7 +29,7 @@ function shardTarget(): string {
 function healthCheck(credentials: grpc.ChannelCredentials): Promise<string> {
   const client = new HealthService(shardTarget(), credentials, CHANNEL_OPTIONS) as unknown as grpc.Client & { Check: Function };
   return new Promise((resolve) => {
-    client.Check({ service: '' }, { deadline: Date.now() + 5000 }, (err: grpc.ServiceError | null, res: { status: string }) => {
+    client.Check({ service: '' }, { deadline: Date.now() + 20_000 }, (err: grpc.ServiceError | null, res: { status: string }) => {
       client.close();
       resolve(err ? `error ${grpc.status[err.code]}` : res.status);
     });

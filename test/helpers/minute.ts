@@ -1,5 +1,5 @@
-// Kept only for test/e2e/isolation-limits.test.ts (merged from i11b after its removal); the other
-// rate-window tests use the injected clock of test/component/account-limits.test.ts instead.
+// Used where a test drives a per-minute limit end to end through the real service; unit and
+// component tests use the injected clock of test/component/account-limits.test.ts instead.
 // Per-minute limits count in fixed windows aligned to the UTC minute; a test that makes N calls
 // in one window first waits for a window with enough time left.
 export async function freshWindow(secondsNeeded = 25): Promise<void> {
