@@ -10,7 +10,7 @@ import { startService, type Service } from '../helpers/service.js';
 let svc: Service;
 
 test.before(async () => {
-  svc = await startService();
+  svc = await startService({ restartable: true });
 });
 test.after.always(async () => {
   await svc?.stop();

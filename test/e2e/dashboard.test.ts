@@ -31,6 +31,7 @@ test.before(async () => {
   await new Promise<void>((r) => remote.listen(0, '127.0.0.1', r));
   remoteOrigin = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
   svc = await startService({
+    restartable: true,
     env: {
       MAILCUE_WEBHOOK_ALLOW_PRIVATE: 'true', MAILCUE_DNS_SERVERS: dns.address, MAILCUE_WEBHOOK_RETRY_DELAYS_MS: '5,5,5', MAILCUE_WEBHOOK_TIMEOUT_MS: '2000',
     },

@@ -10,7 +10,7 @@ type Json = Record<string, any>;
 let svc: Service;
 
 test.before(async () => {
-  svc = await startService({ env: { MAILCUE_SHARD_COUNT: '2' } });
+  svc = await startService({ restartable: true, env: { MAILCUE_SHARD_COUNT: '2' } });
 });
 test.after.always(async () => {
   await svc?.stop();

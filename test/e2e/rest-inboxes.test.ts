@@ -217,7 +217,7 @@ test('admin - wrong token is 401; accounts on every plan; CLI creates an account
 });
 
 test('durability - a message acknowledged with 250 survives a restart', async (t) => {
-  const own = await startService();
+  const own = await startService({ restartable: true });
   try {
     const k = (await own.createAccount('free')).api_key;
     const inbox = ((await (await own.api(k, 'POST', '/v1/inboxes', {})).json()) as Json).data.address;

@@ -16,6 +16,7 @@ let acct: { id: string; api_key: string };
 test.before(async () => {
   receiver = await startReceiver();
   svc = await startService({
+    restartable: true,
     env: {
       MAILCUE_WEBHOOK_ALLOW_PRIVATE: 'true',
       MAILCUE_WEBHOOK_CA_FILE: receiver.caFile,

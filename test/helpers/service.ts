@@ -1,9 +1,9 @@
 // Starts the real service as child processes (embedded `mailcue serve`, or a cluster of
 // `mailcue shard` + `mailcue front`) in a temp data dir, and stops them by PID. Fronts start SMTP
 // on port 0 and report the ports they bound (MAILCUE_PORTS_FILE); a restart asks for the same
-// ports again, so the service keeps its URLs. HTTP starts on a port chosen here, unless the test
-// asks for MAILCUE_HTTP_PORT=0: uWS sets SO_REUSEPORT only on sockets bound to an explicit port,
-// so a port it picked itself cannot be bound again while the old connections linger (no restart).
+// ports again, so the service keeps its URLs. HTTP starts on port 0 too, except for a service the
+// test will restart (`restartable`): uWS sets SO_REUSEPORT only on sockets bound to an explicit
+// port, so a port it picked itself cannot be bound again while the old connections linger.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -104,6 +104,8 @@ export interface StartOptions {
   dataDir?: string;
   /** Cluster mode through etcd (DESIGN.md §8): shards register there as shard-0…, fronts follow the slot map. */
   etcd?: string;
+  /** The test calls `restart()`: HTTP binds a free port chosen here, which can be bound again. */
+  restartable?: boolean;
 }
 
 /** The ports a front wrote to its MAILCUE_PORTS_FILE, once it has bound them. */
@@ -130,7 +132,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
   const shardPorts = options.clusterShards ? await Promise.all(Array.from({ length: options.clusterShards }, freePort)) : [];
   const frontCount = options.clusterShards ? Math.max(1, options.fronts ?? 1) : 1;
   // SMTP (and HTTP when asked) is 0 until the first boot binds it; restarts ask for the same ports.
-  const httpOnPortZero = options.env?.MAILCUE_HTTP_PORT === '0';
+  const httpOnPortZero = options.env?.MAILCUE_HTTP_PORT === '0' || !options.restartable;
   const fronts = await Promise.all(Array.from({ length: frontCount }, async (_, i) => ({
     http: httpOnPortZero ? 0 : await freePort(), smtp: 0, ops: await freePort(), portsFile: path.join(dataDir, `front-${i}.ports.json`),
   })));
@@ -192,6 +194,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
     async restart(opts) {
+      if (!options.restartable) throw new Error('restart() needs startService({ restartable: true })');
       await stopAll(opts?.hard ? 'SIGKILL' : 'SIGTERM');
       await boot();
     },
