@@ -28,6 +28,7 @@ export const WARNINGS = {
   deceptive: 'link text shows a different host than its URL',
   punycode: 'link host uses internationalized (punycode) characters',
   truncated: `text truncated to ${MAX_SAFE_TEXT_CHARS} characters`,
+  nesting: 'markup nested over 1,024 elements deep flattened',
   links_truncated: `only the first ${MAX_LINKS} links are listed`,
 } as const;
 

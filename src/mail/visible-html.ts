@@ -16,7 +16,7 @@ export interface VisibleHtml {
   /** links[n - 1] is link [n]. */
   links: VisibleLink[];
   /** What was dropped and why (for the warnings). */
-  removed: Set<HiddenReason | 'comment' | 'script'>;
+  removed: Set<HiddenReason | 'comment' | 'script' | 'nesting'>;
   /** Visible text went past the cap and was cut. */
   truncated: boolean;
 }
@@ -48,9 +48,67 @@ const WEB_LINK = /^\s*(?:https?:|mailto:)/i;
 /** Outlook conditional comments carry markup for Outlook only, not hidden prose. */
 const CONDITIONAL = /^\s*\[if |^\s*<!\[endif\]|^\s*\[endif\]/i;
 
+const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+/** Elements a second one of the same name closes (so `<p><p>` is two siblings, not nesting). */
+const SELF_CLOSING_SIBLINGS = new Set(['p', 'li', 'option', 'tr', 'td', 'th', 'dt', 'dd']);
+const TAG = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*?(\/?)>/g;
+
+/**
+ * The markup with every opening tag deeper than `maxDepth` elements, and every closing tag that
+ * closes nothing, taken out (their text stays), and whether any was. htmlparser2 keeps its open elements in an array it shifts and unshifts, so
+ * each tag costs time in proportion to the depth: 10 MB of unclosed `<div>` took seconds of a pool
+ * thread. No mail a person reads nests a thousand elements deep. The scan closes fewer elements than
+ * the parser does, so it may over-count the depth but never under-counts it.
+ */
+export function flattenDeepNesting(html: string, maxDepth: number): { html: string; flattened: boolean } {
+  const open: string[] = [];
+  // How many of each name are open, so a closing tag nothing opened costs no search of `open`.
+  const openCount = new Map<string, number>();
+  const popTo = (at: number) => {
+    while (open.length > at) {
+      const name = open.pop()!;
+      openCount.set(name, openCount.get(name)! - 1);
+    }
+  };
+  const kept: string[] = [];
+  let from = 0;
+  TAG.lastIndex = 0;
+  for (let m = TAG.exec(html); m; m = TAG.exec(html)) {
+    const name = m[2]!.toLowerCase();
+    if (m[1]) {
+      if (openCount.get(name)) {
+        popTo(open.lastIndexOf(name));
+        continue;
+      }
+      // A closing tag nothing opened: the parser would search its whole stack for it, then ignore it.
+      if (VOID.has(name)) continue;
+    } else if (m[3] || VOID.has(name)) {
+      continue;
+    } else {
+      // Like the parser, only an open sibling on top is closed (never under-count the depth).
+      if (SELF_CLOSING_SIBLINGS.has(name) && open[open.length - 1] === name) popTo(open.length - 1);
+      if (open.length < maxDepth) {
+        open.push(name);
+        openCount.set(name, (openCount.get(name) ?? 0) + 1);
+        continue;
+      }
+    }
+    kept.push(html.slice(from, m.index));
+    from = m.index + m[0].length;
+  }
+  if (kept.length === 0) return { html, flattened: false };
+  kept.push(html.slice(from));
+  return { html: kept.join(''), flattened: true };
+}
+
 export function readVisibleHtml(html: string, maxChars: number): VisibleHtml {
   const rules = new StyleRules();
-  const removed = new Set<HiddenReason | 'comment' | 'script'>();
+  const removed = new Set<HiddenReason | 'comment' | 'script' | 'nesting'>();
+  const flat = flattenDeepNesting(html, MAX_DEPTH);
+  if (flat.flattened) {
+    html = flat.html;
+    removed.add('nesting');
+  }
   const links: VisibleLink[] = [];
   let text = '';
   let truncated = false;

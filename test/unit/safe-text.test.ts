@@ -2,6 +2,7 @@
 // person but not from a model, invisible and bidi characters, deceptive links, and the caps.
 import test from 'ava';
 import { MAX_SAFE_TEXT_CHARS, safeView, WARNINGS } from '../../src/mail/safe-text.js';
+import { flattenDeepNesting } from '../../src/mail/visible-html.js';
 
 const html = (body: string, head = ''): string => `<!DOCTYPE html><html><head><title>Mail</title>${head}</head><body>${body}</body></html>`;
 const view = (body: string, head = '') => safeView({ text: null, html: html(body, head) });
@@ -112,4 +113,18 @@ test('safe text - head, title and Outlook conditional comments are dropped witho
   const v = view('<!--[if mso]><table><tr><td><![endif]--><p>Body</p><!--[if mso]></td></tr></table><![endif]-->');
   t.is(v.safe_text, 'Body');
   t.deepEqual(v.warnings, []);
+});
+
+test('safe text - markup nested over 1,024 elements deep is flattened, its text kept', (t) => {
+  // htmlparser2's cost per tag grows with the depth: 10 MB of unclosed <div> took seconds unbounded.
+  const v = view(`<p>Your code is 482913.</p>${'<div>'.repeat(2_000_000)}still read`);
+  t.is(v.safe_text, 'Your code is 482913.\nstill read');
+  t.true(v.warnings.includes(WARNINGS.nesting));
+});
+
+test('safe text - unmatched closing tags cannot hide nesting from the depth check', (t) => {
+  t.true(flattenDeepNesting('<div></x>'.repeat(2_000), 1_024).flattened);
+  t.false(flattenDeepNesting('<p>a<p>b<br><img src=x><div/>'.repeat(2_000), 1_024).flattened);
+  t.true(flattenDeepNesting('<div><p>'.repeat(2_000), 1_024).flattened);
+  t.false(flattenDeepNesting('<div><span>x</span></div>'.repeat(2_000), 1_024).flattened);
 });
