@@ -1,8 +1,8 @@
 // Message operations shared by REST and the agent tools, including the long-poll wait that parks
 // on the shard owning the inbox.
 import type { WaitResult } from '../contract/results.js';
-import { extractionOf, toSummary, type MessageRecord, type MessageSummary } from '../contract/model.js';
-import { unverified } from '../contract/authentication.js';
+import { extractionOf, type MessageRecord, type MessageSummary } from '../contract/model.js';
+import { unverified, verdict } from '../contract/authentication.js';
 import { safeView } from '../mail/safe-text.js';
 import { fail } from '../errors/registry.js';
 import type { AttachmentContent } from '../mail/parse-mail.js';
@@ -40,7 +40,7 @@ export function trustFields(m: Omit<MessageRecord, 'headers'>): { safe_text: str
 /** GET …/messages/{id}: the stored record plus the summary's fields, without internals. */
 export function fullMessageView(m: MessageRecord): Record<string, unknown> {
   const { size: _size, ...message } = m;
-  return { ...message, extraction: extractionOf(m), ...trustFields(m), has_attachment: m.attachments.length > 0, auth: toSummary(m).auth };
+  return { ...message, extraction: extractionOf(m), ...trustFields(m), has_attachment: m.attachments.length > 0, auth: verdict(m.authentication) };
 }
 
 export function getMessage(deps: Deps, caller: Caller, address: string, id: string, markRead = true): Promise<MessageRecord> {
