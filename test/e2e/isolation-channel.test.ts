@@ -30,21 +30,33 @@ test('isolation channel - a 9.6 MB mail to 36 inboxes and 20 parallel raw reads 
   const sent = await sendMail(svc.smtpPort, { to: inboxes, subject: 'big', text: 'hello', attachments: [{ filename: 'big.bin', content: payload }] });
   t.regex(sent.response, /^250/);
 
+  t.log(`after ingest ${((rssBytes(pid) - rssBefore) / MiB).toFixed(0)} MiB`);
   const list = (await (await svc.api(key, 'GET', `/v1/inboxes/${inboxes[0]}/messages`)).json()) as Json;
   const id = list.data[0].id;
-  const readStart = Date.now();
-  const reads = await Promise.all(
-    Array.from({ length: 20 }, () => svc.api(key, 'GET', `/v1/inboxes/${inboxes[0]}/messages/${id}/raw`).then(async (r) => ({ status: r.status, size: (await r.arrayBuffer()).byteLength }))),
-  );
-  t.log(`20 raw reads in ${Date.now() - readStart} ms`);
-  for (const r of reads) {
-    t.is(r.status, 200);
-    t.true(r.size > 9 * MiB && r.size < 10 * MiB, `raw size ${r.size}`);
-  }
-
+  const readRound = async (): Promise<void> => {
+    const readStart = Date.now();
+    const reads = await Promise.all(
+      Array.from({ length: 20 }, () => svc.api(key, 'GET', `/v1/inboxes/${inboxes[0]}/messages/${id}/raw`).then(async (r) => ({ status: r.status, size: (await r.arrayBuffer()).byteLength }))),
+    );
+    t.log(`20 raw reads in ${Date.now() - readStart} ms`);
+    for (const r of reads) {
+      t.is(r.status, 200);
+      t.true(r.size > 9 * MiB && r.size < 10 * MiB, `raw size ${r.size}`);
+    }
+  };
+  await readRound();
   await victim.assertUnaffected(t);
   await assertAlive(t, svc);
-  const grown = rssBytes(pid) - rssBefore;
-  t.log(`RSS grew by ${(grown / MiB).toFixed(0)} MiB`);
-  t.true(grown < 512 * MiB, `RSS grew by ${(grown / MiB).toFixed(0)} MiB`);
+
+  // RSS after one round is mostly garbage four V8 isolates have not collected yet (it varies by
+  // 150 MiB from run to run), so memory is judged by repetition: a round that kept what it read
+  // would add a whole round's 190 MB each time; two more rounds add less than one.
+  const afterFirst = rssBytes(pid);
+  t.log(`RSS grew by ${((afterFirst - rssBefore) / MiB).toFixed(0)} MiB over the mail and the first round`);
+  t.true(afterFirst - rssBefore < 1024 * MiB, 'the first round stayed within a gigabyte');
+  await readRound();
+  await readRound();
+  const grown = rssBytes(pid) - afterFirst;
+  t.log(`two more rounds grew RSS by ${(grown / MiB).toFixed(0)} MiB`);
+  t.true(grown < 190 * MiB, `two more rounds grew RSS by ${(grown / MiB).toFixed(0)} MiB`);
 });
