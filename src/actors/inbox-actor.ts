@@ -177,6 +177,9 @@ export class InboxActor {
   /**
    * One message to every recipient this shard owns, in one transaction: each inbox gets its
    * record, all under one message id, and the raw source is stored once for all of them (§7).
+   * An inbox that already holds a message of the same ingest digest (a sender's retry after a 451
+   * or a lost answer, DESIGN.md §8) gets nothing: no copy, no webhook, no wake-up; it still counts
+   * as accepted. Its index entry commits with the message, so two racing copies cannot both land.
    */
   private async deliver(cmd: Extract<InboxCommand, { type: 'inbox.deliver' }>): Promise<DeliverResult> {
     const { store } = this.ctx;
@@ -184,6 +187,7 @@ export class InboxActor {
     const id = newMessageId(now);
     const date = new Date(now).toISOString();
     const delivered: { message: MessageRecord; accountId: string }[] = [];
+    const duplicates: string[] = [];
     const gone: string[] = [];
     await store.transaction(() => {
       for (const address of cmd.addresses) {
@@ -192,9 +196,14 @@ export class InboxActor {
           gone.push(address);
           continue;
         }
+        if (cmd.digest !== undefined && store.messages.byDigest(address, cmd.digest) !== undefined) {
+          duplicates.push(address);
+          continue;
+        }
         const message: MessageRecord = { ...cmd.message, id, inbox: address, date, read: false };
         store.inboxes.update({ ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
         store.messages.put(message);
+        if (cmd.digest !== undefined) store.messages.putDigest(address, id, cmd.digest);
         for (const hook of this.inTransaction) hook(message);
         delivered.push({ message, accountId: current.account_id });
       }
@@ -205,7 +214,7 @@ export class InboxActor {
       this.noteChange(accountId, message.inbox);
       for (const hook of this.afterCommit) hook(message);
     }
-    return { id, delivered: delivered.map((d) => d.message.inbox), gone };
+    return { id, delivered: delivered.map((d) => d.message.inbox), duplicates, gone };
   }
 
   private newest(address: string): MessageRecord | undefined {

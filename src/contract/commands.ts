@@ -41,8 +41,12 @@ export type InboxCommand =
   | { type: 'inbox.list'; accountId: string }
   | { type: 'inbox.delete_by_domain'; accountId: string; domain: string }
   | { type: 'inbox.accepts'; address: string }
-  /** One message to the recipients one shard owns (the front groups them): stored once. */
-  | { type: 'inbox.deliver'; addresses: string[]; message: ParsedMessage; raw: Uint8Array }
+  /**
+   * One message to the recipients one shard owns (the front groups them): stored once. `digest`
+   * identifies it (src/ingress/ingest-digest.ts): an inbox that already holds it stores nothing
+   * again (DESIGN.md §8 "Idempotent ingest"); absent from fronts older than that, and then not checked.
+   */
+  | { type: 'inbox.deliver'; addresses: string[]; message: ParsedMessage; raw: Uint8Array; digest?: string }
   /** The sender-authentication result of a message delivered (to these inboxes) while its check still ran. */
   | { type: 'message.set_auth'; addresses: string[]; id: string; authentication: Authentication };
 

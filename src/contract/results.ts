@@ -19,10 +19,14 @@ export interface Admission {
   credits_left?: number;
 }
 
-/** Which recipients a delivery reached (all under one message id) and which inboxes were gone. */
+/**
+ * Which recipients a delivery reached (all under one message id), which already held the message
+ * (the same ingest digest: nothing stored again) and which inboxes were gone.
+ */
 export interface DeliverResult {
   id: string;
   delivered: string[];
+  duplicates: string[];
   gone: string[];
 }
 

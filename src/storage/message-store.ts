@@ -2,22 +2,30 @@
 // one delivery gives every recipient on the shard the same id, so the source is stored once and
 // counted (raw_refs), and the last message to go removes it (DESIGN §7). Sources of the layout
 // before that (raw, [address, message_id]) are still read and removed. Message ids sort by arrival
-// time, so an inbox's messages are one contiguous, time-ordered range.
+// time, so an inbox's messages are one contiguous, time-ordered range. Ingest digests (DESIGN §8
+// "Idempotent ingest") index an inbox's messages by what was received: message_digests holds
+// [address, 'd', digest] → message_id and, to remove it with its message, [address, 'm', id] → digest.
 import type { Database, RootDatabase } from 'lmdb';
 import type { MessageRecord } from '../contract/model.js';
 import { entryCount, openDb, prefixRange, type Key } from './keys.js';
+
+/** The two kinds of key in message_digests, after the address. */
+const BY_DIGEST = 'd';
+const BY_MESSAGE = 'm';
 
 export class MessageStore {
   private readonly messages: Database<MessageRecord, Key>;
   private readonly sources: Database<Buffer, string>;
   private readonly sourceRefs: Database<number, string>;
   private readonly legacySources: Database<Buffer, Key>;
+  private readonly digests: Database<string, Key>;
 
   constructor(root: RootDatabase) {
     this.messages = openDb<MessageRecord>(root, 'messages');
     this.sources = openDb<Buffer, string>(root, 'raw_shared', true);
     this.sourceRefs = openDb<number, string>(root, 'raw_refs');
     this.legacySources = openDb<Buffer>(root, 'raw', true);
+    this.digests = openDb<string>(root, 'message_digests');
   }
 
   get(address: string, id: string): MessageRecord | undefined {
@@ -27,6 +35,17 @@ export class MessageStore {
   /** Inside a transaction: a message record (new, or changed). */
   put(message: MessageRecord): void {
     void this.messages.put([message.inbox, message.id], message);
+  }
+
+  /** The id of the inbox's message received with this ingest digest, if it still holds one. */
+  byDigest(address: string, digest: string): string | undefined {
+    return this.digests.get([address, BY_DIGEST, digest]);
+  }
+
+  /** Inside a transaction, with the message: the ingest digest it was received with. */
+  putDigest(address: string, id: string, digest: string): void {
+    void this.digests.put([address, BY_DIGEST, digest], id);
+    void this.digests.put([address, BY_MESSAGE, id], digest);
   }
 
   /** Inside a transaction: the raw source that `copies` new messages of this id share. */
@@ -42,6 +61,10 @@ export class MessageStore {
   remove(address: string, id: string): void {
     void this.messages.remove([address, id]);
     this.releaseSource(address, id);
+    const digest = this.digests.get([address, BY_MESSAGE, id]);
+    if (digest === undefined) return;
+    void this.digests.remove([address, BY_MESSAGE, id]);
+    void this.digests.remove([address, BY_DIGEST, digest]);
   }
 
   /** Every message of an inbox and its share of their raw sources. */
@@ -50,6 +73,7 @@ export class MessageStore {
       void this.messages.remove(key);
       this.releaseSource(address, (key as string[])[1]!);
     }
+    for (const key of this.digests.getKeys(prefixRange([address]))) void this.digests.remove(key);
   }
 
   /** Inside a transaction: one message no longer needs its source; the last one removes it. */

@@ -41,6 +41,7 @@ export const SLOT_LOCATORS: Readonly<Record<string, Locator>> = {
   inboxes: first,
   inboxes_by_account: second,
   messages: first,
+  message_digests: first,
   raw: first,
   account_domains: first,
   domains: first,

@@ -1,6 +1,7 @@
 // Component: the InboxActor on a real LMDB store. Deliveries to several recipients on one shard
-// share one stored source, and a long-poll parked between a delivery's commit and its wake-up is
-// never answered with the message its caller already has (a latch holds the actor in that gap).
+// share one stored source, a long-poll parked between a delivery's commit and its wake-up is
+// never answered with the message its caller already has (a latch holds the actor in that gap),
+// and a delivery an inbox already holds (same ingest digest) is not stored there again.
 import test from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -12,6 +13,8 @@ import type { DeliverResult, RequestScope, WaitResult } from '../../src/contract
 import { WaiterRegistry } from '../../src/actors/waiters.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openShardStore, type ShardStore } from '../../src/storage/shard-store.js';
+import { applySlotEntries, readSlotPage } from '../../src/storage/slot-data.js';
+import { slotOf } from '../../src/cluster/slots.js';
 import { Cancellation } from '../../src/util/cancel.js';
 
 const ACCOUNT = 'acc_test';
@@ -52,8 +55,8 @@ async function createInbox(actor: InboxActor, address: string): Promise<void> {
   await actor.handle({ type: 'inbox.create', accountId: ACCOUNT, address, domain: 'x.test' }, scope());
 }
 
-function deliver(actor: InboxActor, addresses: string[], subject: string, raw = Buffer.from(`Subject: ${subject}\r\n\r\n${subject}`)) {
-  return actor.handle({ type: 'inbox.deliver', addresses, message: parsed(subject), raw }, scope()) as Promise<DeliverResult>;
+function deliver(actor: InboxActor, addresses: string[], subject: string, raw = Buffer.from(`Subject: ${subject}\r\n\r\n${subject}`), digest?: string) {
+  return actor.handle({ type: 'inbox.deliver', addresses, message: parsed(subject), raw, digest }, scope()) as Promise<DeliverResult>;
 }
 
 test('inbox actor - a long-poll parked with since=X between the commit of X and its wake-up answers the next message, not X', async (t) => {
@@ -106,4 +109,103 @@ test('inbox actor - one delivery to several inboxes of a shard stores the raw so
   t.is(left.length, raw.length);
   await actor.handle({ type: 'message.delete', accountId: ACCOUNT, address: 'c@x.test', id: result.id }, scope());
   t.is(store.messages.sourceCount(), 0);
+});
+
+/** The ingest digest the front would send (src/ingress/ingest-digest.ts); its value does not matter here. */
+const DIGEST = 'd1'.repeat(32);
+
+function messageIds(actor: InboxActor, address: string): string[] {
+  const list = actor.handle({ type: 'message.list', accountId: ACCOUNT, address, limit: 100, unreadOnly: false }, scope()) as MessageSummary[];
+  return list.map((m) => m.id);
+}
+
+/** What deliveries set off besides storing: outbox entries (in the transaction), sends, change-feed notes. */
+function effects(actor: InboxActor) {
+  const seen = { inTransaction: [] as string[], afterCommit: [] as string[], changed: [] as string[] };
+  actor.inTransaction.push((m) => seen.inTransaction.push(m.inbox));
+  actor.afterCommit.push((m) => seen.afterCommit.push(m.inbox));
+  actor.changed.push((_account, address) => seen.changed.push(address));
+  return seen;
+}
+
+test('inbox actor - a retry after a 451 stores only where the first attempt did not: no second copy, webhook or wake-up where it did', async (t) => {
+  const { actor, waiters } = setup(t);
+  const [a, b] = ['kept@x.test', 'missed@x.test'];
+  await createInbox(actor, a);
+  await createInbox(actor, b);
+  // The first attempt committed on a's shard; another shard failed, so the sender got 451.
+  const first = await deliver(actor, [a], 'once', undefined, DIGEST);
+  t.deepEqual(first.delivered, [a]);
+
+  const seen = effects(actor);
+  const waitA = actor.handle({ type: 'message.wait', accountId: ACCOUNT, address: a, since: first.id, match: 'any', timeoutMs: 30_000 }, scope()) as Promise<WaitResult>;
+  const waitB = actor.handle({ type: 'message.wait', accountId: ACCOUNT, address: b, since: null, match: 'any', timeoutMs: 30_000 }, scope()) as Promise<WaitResult>;
+  t.is(waiters.size, 2);
+
+  const retry = await deliver(actor, [a, b], 'once', undefined, DIGEST);
+  t.deepEqual(retry.delivered, [b]);
+  t.deepEqual(retry.duplicates, [a]);
+  t.deepEqual(retry.gone, []);
+  t.deepEqual(messageIds(actor, a), [first.id], 'a keeps its one copy');
+  t.deepEqual(messageIds(actor, b), [retry.id]);
+  const inboxA = (await actor.handle({ type: 'inbox.get', accountId: ACCOUNT, address: a }, scope())) as { message_count: number; unread_count: number };
+  t.deepEqual([inboxA.message_count, inboxA.unread_count], [1, 1]);
+  t.deepEqual(seen, { inTransaction: [b], afterCommit: [b], changed: [b] }, 'webhooks and the feed hear of b only');
+  t.is((await waitB).message?.id, retry.id);
+  t.is(waiters.size, 1, 'the wait on a, which already had the message, stays parked');
+  waiters.drain();
+  t.true((await waitA).timed_out);
+});
+
+test('inbox actor - the same delivery twice in one batch stores one copy and answers both; without a digest each is stored', async (t) => {
+  const { actor, store } = setup(t);
+  const address = 'twice@x.test';
+  await createInbox(actor, address);
+  const raw = Buffer.from('Subject: twice\r\n\r\nbody');
+  const [one, two] = await Promise.all([deliver(actor, [address], 'twice', raw, DIGEST), deliver(actor, [address], 'twice', raw, DIGEST)]);
+  t.deepEqual([one.delivered, one.duplicates], [[address], []]);
+  t.deepEqual([two.delivered, two.duplicates], [[], [address]]);
+  t.deepEqual(messageIds(actor, address), [one.id]);
+  t.is(store.messages.sourceCount(), 1, 'no source was stored for the duplicate');
+
+  // A front that sends no digest (older than idempotent ingest): stored as before.
+  await deliver(actor, [address], 'twice', raw);
+  await deliver(actor, [address], 'twice', raw);
+  t.is(messageIds(actor, address).length, 3);
+});
+
+test('inbox actor - a digest goes with its message and with its inbox: the same mail is stored again after either is deleted', async (t) => {
+  const { actor, store } = setup(t);
+  const address = 'again@x.test';
+  const digests = () => store.oplog.database('message_digests').getKeysCount();
+  await createInbox(actor, address);
+  const first = await deliver(actor, [address], 'again', undefined, DIGEST);
+  t.true(digests() > 0);
+  await actor.handle({ type: 'message.delete', accountId: ACCOUNT, address, id: first.id }, scope());
+  t.is(digests(), 0);
+  const second = await deliver(actor, [address], 'again', undefined, DIGEST);
+  t.deepEqual(second.delivered, [address]);
+  t.deepEqual((await deliver(actor, [address], 'again', undefined, DIGEST)).duplicates, [address]);
+
+  await actor.handle({ type: 'inbox.delete', accountId: ACCOUNT, address }, scope());
+  t.is(digests(), 0);
+  await createInbox(actor, address);
+  const third = await deliver(actor, [address], 'again', undefined, DIGEST);
+  t.deepEqual(third.delivered, [address]);
+  t.deepEqual(messageIds(actor, address), [third.id]);
+});
+
+test("inbox actor - digest entries live in the inbox's slot: its oplog and a slot snapshot carry them to another shard", async (t) => {
+  const { actor, store } = setup(t);
+  const address = 'moving@x.test';
+  await createInbox(actor, address);
+  const first = await deliver(actor, [address], 'moving', undefined, DIGEST);
+  const slot = slotOf(address);
+  t.true(store.oplog.read(slot, 0, 1 << 24).some(({ entry }) => entry.db === 'message_digests'), 'logged to the slot');
+
+  const other = setup(t);
+  await applySlotEntries(other.store, readSlotPage(store, slot, null, 1 << 24).records);
+  const retry = await deliver(other.actor, [address], 'moving', undefined, DIGEST);
+  t.deepEqual(retry.duplicates, [address], 'the new owner knows the message');
+  t.deepEqual(messageIds(other.actor, address), [first.id]);
 });
