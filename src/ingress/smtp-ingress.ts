@@ -1,7 +1,8 @@
 // SMTP ingress (the only importer of smtp-server). Recipients are checked at RCPT against the
 // shards; DATA is read within the limits of smtp-limits.ts; the message is parsed in the pool and
-// delivered once to each shard that owns some of its recipients; 250 is answered only after every
-// shard has committed it to LMDB.
+// delivered once to each shard that owns some of its recipients, with its ingest digest so that a
+// retry is not stored twice (ingest-digest.ts); 250 is answered only after every shard has
+// committed it to LMDB.
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
 import { errorSpec, type ErrorCode } from '../errors/registry.js';
 import type { Metrics } from '../obs/metrics.js';
@@ -10,6 +11,7 @@ import { normalizeAddress } from '../services/validate.js';
 import type { ParsedMessage } from '../contract/model.js';
 import type { DeliverResult } from '../contract/results.js';
 import { unverified } from '../contract/authentication.js';
+import { ingestDigest } from './ingest-digest.js';
 import { MailAuthenticator } from './mail-auth.js';
 import { ConnectionsPerIp, InflightBudget, readBounded } from './smtp-limits.js';
 
@@ -56,6 +58,30 @@ class RecentRecipients {
 const RECIPIENT_CACHE_MS = 5_000;
 const RECIPIENT_CACHE_SIZE = 100_000;
 
+type Envelope = SMTPServerSession['envelope'];
+
+/**
+ * Every recipient the client named in a transaction, refused ones too (an unknown inbox, a shard
+ * that was down): the ingest digest covers the envelope the sender sent, so its retry after a 451
+ * is the same message even when a recipient is refused this time. Keyed by the envelope object,
+ * which smtp-server replaces at every MAIL, RSET and end of DATA; at most twice the recipient limit.
+ */
+class NamedRecipients {
+  private readonly named = new WeakMap<Envelope, Set<string>>();
+
+  constructor(private readonly max: number) {}
+
+  add(envelope: Envelope, address: string): void {
+    let set = this.named.get(envelope);
+    if (!set) this.named.set(envelope, (set = new Set()));
+    if (set.size < this.max) set.add(address.toLowerCase());
+  }
+
+  of(envelope: Envelope): Iterable<string> {
+    return [...(this.named.get(envelope) ?? []), ...envelope.rcptTo.map((r) => r.address)];
+  }
+}
+
 export interface SmtpIngress {
   readonly port: number;
   close(): Promise<void>;
@@ -88,6 +114,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
   const recent = new RecentRecipients(RECIPIENT_CACHE_MS, RECIPIENT_CACHE_SIZE);
   const budget = new InflightBudget(config.smtpMaxInflightBytes);
   const perIp = new ConnectionsPerIp(config.smtpMaxConnectionsPerIp);
+  const named = new NamedRecipients(2 * config.smtpMaxRecipients);
   const authenticator = new MailAuthenticator(config, log, (addresses, id, authentication) => cluster.call({ type: 'message.set_auth', addresses, id, authentication }));
   const server = new SMTPServer({
     name: config.mxHost,
@@ -115,6 +142,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         metrics.smtpRejected.inc({ reason: 'too_many_recipients' });
         return callback(smtpError('too_many_recipients', `Too many recipients (at most ${config.smtpMaxRecipients} per message)`));
       }
+      named.add(session.envelope, address.address);
       const parsed = normalizeAddress(address.address);
       if (!parsed) {
         metrics.smtpRejected.inc({ reason: 'bad_recipient' });
@@ -148,6 +176,8 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         }
         held = read.held;
         const { raw } = read;
+        const { envelope } = session;
+        const digest = ingestDigest(raw, envelope.mailFrom ? envelope.mailFrom.address : '', named.of(envelope));
         const auth = authenticator.begin(raw, session);
         let message: ParsedMessage;
         try {
@@ -159,17 +189,20 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         message.authentication = await auth.atAnswer();
         const recipients = [...new Set(session.envelope.rcptTo.map((r) => r.address.toLowerCase()))];
         const results = await Promise.all(
-          byShard(deps, recipients).map((addresses) => cluster.call<DeliverResult>({ type: 'inbox.deliver', addresses, message, raw }, { timeoutMs: 30_000 })),
+          byShard(deps, recipients).map((addresses) => cluster.call<DeliverResult>({ type: 'inbox.deliver', addresses, message, raw, digest }, { timeoutMs: 30_000 })),
         );
         // An inbox deleted since RCPT is skipped; any other failure fails the whole message (451).
+        // An inbox that already held the message (a retry) took it, as it did the first time.
         let delivered = 0;
+        let accepted = 0;
         for (const r of results) {
           delivered += r.delivered.length;
+          accepted += r.delivered.length + r.duplicates.length;
           for (const address of r.gone) recent.forget(address);
         }
         metrics.messagesReceived.inc(delivered);
         // Inboxes deleted since RCPT: refused only when none of the recipients could take it.
-        if (delivered === 0) return callback(smtpError('inbox_not_found', 'Recipient inbox was deleted'));
+        if (accepted === 0) return callback(smtpError('inbox_not_found', 'Recipient inbox was deleted'));
         callback(null, 'Message committed');
         auth.afterAnswer(results, message.authentication);
       })()
