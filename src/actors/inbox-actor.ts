@@ -207,7 +207,7 @@ export class InboxActor {
         for (const hook of this.inTransaction) hook(message);
         delivered.push({ message, accountId: current.account_id });
       }
-      if (delivered.length > 0) store.messages.putSource(id, cmd.raw, delivered.length);
+      if (delivered.length > 0) store.messages.putSource(id, cmd.raw, delivered.length, delivered[0]!.message.inbox);
     });
     for (const { message } of delivered) this.ctx.waiters.deliver(message.inbox, message);
     for (const { message, accountId } of delivered) {

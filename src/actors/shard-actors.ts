@@ -7,7 +7,7 @@ import { AccountActor } from './account-actor.js';
 import { AccountFeed, type ChangeKind } from './account-feed.js';
 import type { Command } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
-import type { AccountNotice, RequestScope, ShardStats } from '../contract/results.js';
+import type { AccountNotice, Durability, RequestScope, ShardStats } from '../contract/results.js';
 import { DomainActor } from './domain-actor.js';
 import { InboxActor } from './inbox-actor.js';
 import { OAuthActor } from './oauth-actor.js';
@@ -66,6 +66,10 @@ export class ShardActors {
     this.accounts.changed.push(listener);
   }
 
+  /** Cluster mode: the lag of every slot copy this shard feeds (metrics). */
+  replicationLag: (() => { slot: number; follower: string; lag: number }[]) | null = null;
+  /** Cluster mode with REPLICATION_ACK=all: answers of writes wait for the followers. */
+  durability: Durability | null = null;
   /** Cluster mode: the slot-move commands (src/shard/slot-endpoint.ts). */
   slotCommands: ((command: Extract<Command, { type: `slot.${string}` }>) => unknown) | null = null;
   /** Cluster mode: keeps a broadcast's answer to what this shard owns (copies in flight are not listed twice). */
@@ -126,6 +130,7 @@ export class ShardActors {
       oauth_records: this.oauth.records,
       open_sessions: this.accounts.openSessions,
       commands: Object.fromEntries(this.commands),
+      ...(this.replicationLag ? { replication: this.replicationLag() } : {}),
     };
   }
 

@@ -138,6 +138,9 @@ export class WebhookActor {
     }
   }
 
+  /** Cluster mode: whether this shard is the primary of an inbox's slot, the one that sends its notifications. */
+  sendsFor: ((inbox: string) => boolean) | null = null;
+
   /** Webhooks and outbox entries arrived with a slot: index them again and send what is due. */
   reload(): void {
     this.watched = null;
@@ -172,6 +175,8 @@ export class WebhookActor {
       if (this.inFlight.size + batch.length >= MAX_IN_FLIGHT) break; // a finishing attempt pumps again
       if (this.inFlight.has(value.event_id)) continue;
       const webhook = this.webhooks.get(value.webhook_id);
+      // A follower's copy of the outbox waits: the slot's primary sends it (DESIGN.md §8).
+      if (webhook && this.sendsFor && !this.sendsFor(webhook.inbox)) continue;
       const sealed = webhook && !webhook.disabled ? this.webhooks.sealedKey(webhook.account_id) : undefined;
       if (!webhook || !sealed) {
         drop.push({ due, eventId: value.event_id }); // deleted or disabled since it was queued

@@ -14,8 +14,6 @@ import { assertListenAllowed, loadTls, type TlsMaterial } from '../rpc/tls.js';
 import { resolveMasterKey } from '../security/sealer.js';
 import type { Args } from './args.js';
 
-/** One copy of every slot until replication arrives (issue 15). */
-const REPLICAS = 1;
 const DRAIN_POLL_MS = 500;
 
 function etcdFor(config: Config, tls: TlsMaterial | null): EtcdHandle {
@@ -76,19 +74,19 @@ export async function runClusterAdmin(config: Config, args: Args): Promise<numbe
   try {
     switch (action) {
       case 'status': {
-        const status = await readClusterStatus(etcd.ns, REPLICAS);
+        const status = await readClusterStatus(etcd.ns, config.replicas);
         console.log(args.flags.has('json') ? JSON.stringify(status) : formatClusterStatus(status));
         return 0;
       }
       case 'drain': {
         if (!id || !MEMBER_ID.test(id)) throw new ConfigError('usage: mailcue admin cluster drain MEMBER_ID [--no-wait]');
-        const before = await readClusterStatus(etcd.ns, REPLICAS);
+        const before = await readClusterStatus(etcd.ns, config.replicas);
         if (!before.members.some((m) => m.id === id)) throw new ConfigError(`no member ${id} in the cluster`);
         await requestDrain(etcd.ns, id);
         if (args.flags.has('no-wait')) return 0;
         // Until the member holds no slot: then it can stop without making any key unavailable.
         for (;;) {
-          const s = await readClusterStatus(etcd.ns, REPLICAS);
+          const s = await readClusterStatus(etcd.ns, config.replicas);
           const left = s.map.filter((e) => e.primary === id).length;
           if (left === 0) break;
           console.error(`draining ${id}: ${left} slots left`);

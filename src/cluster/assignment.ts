@@ -23,11 +23,32 @@ export interface Move {
   readonly to: string;
 }
 
+const weightCache = new Map<string, Uint32Array>();
+
 /** Rendezvous weight of `slot` for `member`: the first 4 bytes of SHA-256("member/slot"). */
 function weights(member: string): Uint32Array {
-  const w = new Uint32Array(SLOT_COUNT);
+  let w = weightCache.get(member);
+  if (w) return w;
+  w = new Uint32Array(SLOT_COUNT);
   for (let s = 0; s < SLOT_COUNT; s++) w[s] = createHash('sha256').update(`${member}/${s}`).digest().readUInt32BE(0);
+  if (weightCache.size > 1024) weightCache.clear();
+  weightCache.set(member, w);
   return w;
+}
+
+/**
+ * The followers each slot should have (DESIGN.md §8 "Replication"): the `replicas - 1` eligible
+ * members other than the primary that rendezvous hashing ranks highest for the slot. Balanced
+ * without bookkeeping, and a membership change moves only the copies it must.
+ */
+export function assignFollowers(map: SlotMap, eligible: readonly string[], replicas: number): (readonly string[])[] {
+  const members = [...new Set(eligible)].sort();
+  const weight = new Map(members.map((m) => [m, weights(m)]));
+  return map.map((e) => {
+    if (e.primary === null) return e.followers;
+    const rank = (m: string) => weight.get(m)![e.slot]!;
+    return members.filter((m) => m !== e.primary).sort((a, b) => rank(b) - rank(a)).slice(0, Math.max(0, replicas - 1));
+  });
 }
 
 /** [lo, hi] primaries per member: ±5 % of the fair share, widened to whole numbers that fit. */

@@ -3,11 +3,11 @@
 // in one map transaction and runs data moves one slot at a time through the MoveRunner. Every map
 // change compares the map's revision, so a deposed controller can never overwrite its successor.
 import type { Campaign } from 'etcd3';
-import { assignPrimaries, planMoves, type Move } from './assignment.js';
+import { assignFollowers, assignPrimaries, planMoves, type Move } from './assignment.js';
 import { readDrains, DRAIN_PREFIX } from './drain.js';
 import type { Namespace } from './etcd.js';
 import { MEMBERS_PREFIX, readMembers } from './members.js';
-import { withPrimary } from './slot-map.js';
+import { withFollowers, withPrimary, type SlotEntry, type SlotMap } from './slot-map.js';
 import { SlotMapStore, type VersionedMap } from './slot-map-store.js';
 import { watchPrefix } from './watch-prefix.js';
 
@@ -31,9 +31,21 @@ export interface MoveStatus extends Move {
   progress: number;
 }
 
-/** Does the data part of one move; calls `switchOwner` (the map transaction) while writes to the slot are paused. */
+/**
+ * Does the data part of one move; calls `switchOwner` (the map transaction) while writes to the
+ * slot are paused. `keepOld`: the old primary stays as a follower (its copy matches the new one's).
+ */
+export interface MoveSteps {
+  /** Adds the new owner as a follower of the slot (map transaction, no epoch change). */
+  addFollower(): Promise<void>;
+  /** The epoch switch; `keepOld`: the old primary stays as a follower. */
+  switchOwner(keepOld?: boolean): Promise<void>;
+}
+
 export interface MoveRunner {
-  run(move: Move, switchOwner: () => Promise<void>, progress: (fraction: number) => void): Promise<void>;
+  run(move: Move, steps: MoveSteps, progress: (fraction: number) => void): Promise<void>;
+  /** Where each member's copy of the slots stands (last applied entry; -1: incomplete or unknown). */
+  positions?(member: string, slots: number[]): Promise<Map<number, number>>;
 }
 
 export interface ControllerLog {
@@ -62,6 +74,8 @@ export class Controller {
     private readonly ttlS: number,
     private readonly runner: MoveRunner,
     private readonly log: ControllerLog,
+    /** Copies of every slot: one primary and `replicas - 1` followers. */
+    private readonly replicas = 1,
   ) {
     this.store = new SlotMapStore(ns);
   }
@@ -128,7 +142,15 @@ export class Controller {
     const drains = await readDrains(this.ns);
     const live = members.map((m) => m.id);
     const eligible = live.filter((id) => !drains.has(id));
-    const { map, revision } = (this.known = await this.store.read());
+    let { map } = (this.known = await this.store.read());
+    const liveSet = new Set(live);
+    // Failover first: a primary whose lease lapsed hands its slots to its most caught-up follower.
+    const orphaned = map.filter((e) => e.primary !== null && !liveSet.has(e.primary) && e.followers.some((f) => liveSet.has(f)));
+    if (orphaned.length > 0) {
+      const next = await this.promote(map, orphaned, liveSet);
+      if (next !== map && !(await this.write(next, { slots: orphaned.length }, 'promoted followers of slots whose primary left'))) return;
+      map = this.known.map;
+    }
     const quietFor = Date.now() - this.membersChangedAt;
     if (map.every((e) => e.primary === null) && quietFor < FRESH_SETTLE_MS) {
       if (!this.settleTimer) {
@@ -145,14 +167,12 @@ export class Controller {
     if (fresh.length > 0) {
       let next = map;
       for (const m of fresh) next = withPrimary(next, m.slot, m.to);
-      const res = await this.store.swap(next, revision);
-      if (!res.ok) {
-        this.dirty = true;
-        return;
-      }
-      this.known = { map: next, revision: res.revision };
-      this.log.info({ slots: fresh.length }, 'assigned unowned slots');
+      if (!(await this.write(next, { slots: fresh.length }, 'assigned unowned slots'))) return;
+      map = next;
     }
+    // Copies: every slot keeps `replicas - 1` followers among the eligible members.
+    const followers = withFollowers(map, assignFollowers(map, eligible, this.replicas));
+    if (followers.changed > 0 && !(await this.write(followers.map, { slots: followers.changed }, 'assigned followers'))) return;
     const data = moves.filter((m) => m.from !== null);
     this.moves = data.map((m) => ({ ...m, state: 'pending', progress: 0 }));
     await this.publishMoves(true);
@@ -172,7 +192,11 @@ export class Controller {
     status.state = 'copying';
     await this.publishMoves();
     try {
-      await this.runner.run(status, () => this.switchOwner(status), (p) => {
+      const steps: MoveSteps = {
+        addFollower: () => this.addFollower(status),
+        switchOwner: (keepOld) => this.switchOwner(status, keepOld === true && this.replicas > 1),
+      };
+      await this.runner.run(status, steps, (p) => {
         status.progress = p;
       });
       status.state = 'done';
@@ -185,7 +209,7 @@ export class Controller {
   }
 
   /** The epoch switch: a map transaction at the revision it read, retried if another change won. */
-  private async switchOwner(move: Move): Promise<void> {
+  private async switchOwner(move: Move, keepOld: boolean): Promise<void> {
     (move as MoveStatus).state = 'switching';
     for (let attempt = 0; attempt < SWAP_ATTEMPTS; attempt++) {
       if (!this.leading) throw new Error('no longer the controller');
@@ -194,7 +218,7 @@ export class Controller {
         if (attempt === 0) continue;
         throw new Error(`slot ${move.slot} changed owner during the move`);
       }
-      const next = withPrimary(map, move.slot, move.to);
+      const next = withPrimary(map, move.slot, move.to, keepOld);
       const res = await this.store.swap(next, revision);
       if (res.ok) {
         this.known = { map: next, revision: res.revision };
@@ -202,6 +226,62 @@ export class Controller {
       }
     }
     throw new Error(`slot ${move.slot}: the map kept changing`);
+  }
+
+  /** One map transaction at the revision last read; false (and another pass) if the map changed meanwhile. */
+  private async write(next: SlotMap, what: object, msg: string): Promise<boolean> {
+    const res = await this.store.swap(next, this.known!.revision);
+    if (!res.ok) {
+      this.dirty = true;
+      return false;
+    }
+    this.known = { map: next, revision: res.revision };
+    this.log.info(what, msg);
+    return true;
+  }
+
+  /** The first step of a move: the new owner copies the slot as one more follower. */
+  private async addFollower(move: Move): Promise<void> {
+    for (let attempt = 0; attempt < SWAP_ATTEMPTS; attempt++) {
+      if (!this.leading) throw new Error('no longer the controller');
+      const { map, revision } = this.known && attempt === 0 ? this.known : (this.known = await this.store.read());
+      const e = map[move.slot]!;
+      if (e.primary !== move.from) throw new Error(`slot ${move.slot} changed owner before the move`);
+      if (e.followers.includes(move.to)) return;
+      const next = map.slice();
+      next[move.slot] = { ...e, followers: [...e.followers, move.to] };
+      const res = await this.store.swap(next, revision);
+      if (res.ok) {
+        this.known = { map: next, revision: res.revision };
+        return;
+      }
+    }
+    throw new Error(`slot ${move.slot}: the map kept changing`);
+  }
+
+  /** Each orphaned slot goes to its live follower with the highest applied entry; a slot with no complete copy waits. */
+  private async promote(map: SlotMap, orphaned: SlotEntry[], live: Set<string>): Promise<SlotMap> {
+    const asked = new Map<string, number[]>();
+    for (const e of orphaned) for (const f of e.followers) if (live.has(f)) asked.set(f, [...(asked.get(f) ?? []), e.slot]);
+    const positions = new Map<string, Map<number, number>>();
+    await Promise.all([...asked].map(async ([member, slots]) => {
+      positions.set(member, (await this.runner.positions?.(member, slots).catch(() => undefined)) ?? new Map());
+    }));
+    let next = map;
+    for (const e of orphaned) {
+      let best: string | null = null;
+      let bestSeq = -1;
+      for (const f of e.followers) {
+        const seq = live.has(f) ? positions.get(f)?.get(e.slot) ?? -1 : -1;
+        if (seq > bestSeq) {
+          best = f;
+          bestSeq = seq;
+        }
+      }
+      if (best !== null) next = withPrimary(next, e.slot, best);
+      else this.log.warn({ slot: e.slot, primary: e.primary }, 'no follower holds a complete copy; the slot waits for its primary');
+    }
+    return next;
   }
 
   private async publishMoves(force = false): Promise<void> {

@@ -25,12 +25,29 @@ export function primaryCounts(map: SlotMap): Map<string, number> {
   return counts;
 }
 
-/** A copy of `map` with `slot` handed to `primary` at the next epoch. */
-export function withPrimary(map: SlotMap, slot: number, primary: string): SlotMap {
+/**
+ * A copy of `map` with `slot` handed to `primary` at the next epoch. `keepOld`: the old primary
+ * stays as a follower (a move from a live member whose copy matches the new primary's).
+ */
+export function withPrimary(map: SlotMap, slot: number, primary: string, keepOld = false): SlotMap {
   const next = map.slice();
   const old = map[slot]!;
-  next[slot] = { slot, primary, followers: old.followers.filter((f) => f !== primary), epoch: old.epoch + 1 };
+  const followers = old.followers.filter((f) => f !== primary);
+  if (keepOld && old.primary !== null && old.primary !== primary) followers.push(old.primary);
+  next[slot] = { slot, primary, followers, epoch: old.epoch + 1 };
   return next;
+}
+
+/** A copy of `map` with new follower lists where they differ (no epoch change: followers serve nothing). */
+export function withFollowers(map: SlotMap, followers: readonly (readonly string[])[]): { map: SlotMap; changed: number } {
+  let changed = 0;
+  const next = map.map((e) => {
+    const f = followers[e.slot]!;
+    if (f.length === e.followers.length && f.every((m, i) => m === e.followers[i])) return e;
+    changed++;
+    return { ...e, followers: [...f] };
+  });
+  return { map: next, changed };
 }
 
 /** Compact wire form: [primary, followers, epoch] per slot, in slot order. */

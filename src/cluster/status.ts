@@ -2,6 +2,7 @@
 import { readController, readMoves, type MoveStatus } from './controller.js';
 import { readDrains } from './drain.js';
 import type { Namespace } from './etcd.js';
+import { readLag } from './lag-report.js';
 import { readMembers, type MemberState } from './members.js';
 import { SlotMapStore } from './slot-map-store.js';
 import { SLOT_COUNT } from './slots.js';
@@ -19,6 +20,7 @@ export async function readClusterStatus(ns: Namespace, replicas: number): Promis
   const [members, drains, controller, moves, { map }] = await Promise.all([
     readMembers(ns), readDrains(ns), readController(ns), readMoves(ns), new SlotMapStore(ns).read(),
   ]);
+  const lag = await readLag(ns, new Set(members.map((m) => m.id)));
   return {
     slots: SLOT_COUNT,
     replicas,
@@ -26,11 +28,11 @@ export async function readClusterStatus(ns: Namespace, replicas: number): Promis
     members: members.map((m) => ({
       id: m.id,
       address: m.address,
-      state: drains.has(m.id) ? 'draining' : m.state,
+      state: drains.has(m.id) ? 'draining' : lag.get(m.id) === -1 ? 'catching_up' : m.state,
       primaries: map.filter((e) => e.primary === m.id).length,
       followers: map.filter((e) => e.followers.includes(m.id)).length,
-      // Replication lag arrives with followers (issue 15); a primary alone has none.
-      max_lag: 0,
+      // Oplog entries its most lagging copy is behind (a copy being made counts as -1 in `lag`, shown as catching_up).
+      max_lag: Math.max(0, lag.get(m.id) ?? 0),
     })),
     moves: moves.map(({ slot, from, to, state, progress }) => ({ slot, from, to, state, progress })),
     map: map.map((e) => ({ slot: e.slot, primary: e.primary, followers: [...e.followers], epoch: e.epoch })),

@@ -66,6 +66,10 @@ export interface Config {
   readonly etcdPrefix: string;
   /** TTL of a shard's membership lease, in seconds. */
   readonly leaseTtlS: number;
+  /** Copies of every slot in a cluster: one primary and `replicas - 1` followers (DESIGN.md §8). */
+  readonly replicas: number;
+  /** 'all': a write is acknowledged once every live follower committed it; 'primary': once the primary did. */
+  readonly replicationAck: 'all' | 'primary';
   /** PEM files for mutual TLS between cluster processes; all three or none. */
   readonly tls: TlsFiles | null;
   /** Name checked against the shards' certificates instead of the dialled host (one shared certificate). */
@@ -191,6 +195,12 @@ function tlsFiles(env: Env): TlsFiles | null {
   return { ca: path.resolve(env.MAILCUE_TLS_CA!), cert: path.resolve(env.MAILCUE_TLS_CERT!), key: path.resolve(env.MAILCUE_TLS_KEY!) };
 }
 
+function replicationAck(env: Env): 'all' | 'primary' {
+  const value = env.MAILCUE_REPLICATION_ACK || 'all';
+  if (value !== 'all' && value !== 'primary') throw new ConfigError(`MAILCUE_REPLICATION_ACK must be "all" or "primary", not ${JSON.stringify(value)}`);
+  return value;
+}
+
 function etcdPrefix(env: Env): string {
   const raw = env.MAILCUE_ETCD_PREFIX || '/mailcue/';
   if (/\s/.test(raw)) throw new ConfigError(`MAILCUE_ETCD_PREFIX must not contain spaces, got "${raw}"`);
@@ -272,6 +282,9 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     etcdPrefix: etcdPrefix(env),
     // etcd refuses leases much shorter than its election timeout; 2 s is its floor by default.
     leaseTtlS: int(env, 'MAILCUE_LEASE_TTL_S', 5, 2, 3600),
+    // Capped by the live members: two copies need two shards.
+    replicas: int(env, 'MAILCUE_REPLICAS', 2, 1, 9),
+    replicationAck: replicationAck(env),
     tls: tlsFiles(env),
     tlsServerName: env.MAILCUE_TLS_SERVER_NAME || null,
     ...overrides,

@@ -100,16 +100,22 @@ export type ShardCommand = { type: 'shard.stats' };
  * Records are {db, key, value?, del?} (src/storage/slot-data.ts); cursors are opaque here.
  */
 export type SlotCommand =
-  /** A page of the slot's records; the first page (cursor null) also gives the oplog position it starts from. */
-  | { type: 'slot.snapshot'; slot: number; cursor: unknown; maxBytes: number }
-  /** Oplog entries of the slot after `after`. */
-  | { type: 'slot.oplog'; slot: number; after: number; maxBytes: number }
-  /** The receiving shard writes records it was sent. */
-  | { type: 'slot.apply'; slot: number; records: unknown[] }
+  /** The primary's last oplog position of the slot (a move waits for the new owner's copy to reach it). */
+  | { type: 'slot.head'; slot: number }
   /** Holds new commands of the slot and answers the oplog position once in-flight writes committed. */
   | { type: 'slot.freeze'; slot: number }
   /** Lets held commands go; `switched`: once this shard's map shows an epoch above `epoch`, then drops the slot's data. */
-  | { type: 'slot.release'; slot: number; switched: boolean; epoch: number };
+  | {
+      type: 'slot.release'; slot: number; switched: boolean; epoch: number;
+      /** The new primary was a follower whose log numbers match ours: this shard may stay its follower. */
+      keep?: boolean;
+    }
+  /** Replication, follower side: where this shard's copy of the slot stands (null: it holds none). */
+  | { type: 'slot.position'; slot: number }
+  /** A page of a fresh copy from the primary at `epoch`; `first` clears the old copy, `done` is the oplog position the copy stands at. */
+  | { type: 'slot.resync'; slot: number; epoch: number; records: unknown[]; first: boolean; done: number | null }
+  /** Oplog entries from the primaries at their epochs, applied in order; answers the slots refused (stale epoch, gap). */
+  | { type: 'slot.replicate'; batches: { slot: number; epoch: number; entries: unknown[] }[] };
 
 /** The account's changes on one shard after a cursor (account-feed.ts); sent to every shard. */
 export type FeedCommand = { type: 'feed.watch'; accountId: string; since: number | null; epoch: string | null; timeoutMs: number };
@@ -153,11 +159,12 @@ export function routeKey(command: Command): string | null {
     case 'inbox.list':
     case 'inbox.delete_by_domain':
     case 'shard.stats':
-    case 'slot.snapshot':
-    case 'slot.oplog':
-    case 'slot.apply':
+    case 'slot.head':
     case 'slot.freeze':
     case 'slot.release':
+    case 'slot.position':
+    case 'slot.resync':
+    case 'slot.replicate':
     case 'feed.watch':
       return null;
     case 'inbox.deliver':

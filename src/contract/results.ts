@@ -49,6 +49,8 @@ export interface ShardStats {
   open_sessions: number;
   /** Commands dispatched since start, by type: shows from outside what work a request caused. */
   commands: Record<string, number>;
+  /** Cluster mode: each slot copy this shard feeds as primary, with its lag in oplog entries (-1: copy in progress). */
+  replication?: { slot: number; follower: string; lag: number }[];
 }
 
 /** What an account's shard pushes to every front when the account changes (DESIGN §7). */
@@ -82,8 +84,18 @@ export interface RequestScope {
 }
 
 /** What executes commands on a shard (the actors); the rpc server depends on this alone. */
+/** Replication's hold on answers (DESIGN.md §8): a command that wrote is answered after its followers applied it. */
+export interface Durability {
+  /** Oplog entries written so far: a change across a command means it wrote. */
+  readonly writes: number;
+  /** Resolves once every live follower applied what is logged now; null when nothing waits. */
+  barrier(): Promise<void> | null;
+}
+
 export interface CommandDispatcher {
   dispatch(command: Command, scope: RequestScope): unknown;
+  /** Cluster mode with MAILCUE_REPLICATION_ACK=all. */
+  readonly durability?: Durability | null;
   /** Rotations and plan changes, told after they commit (the server pushes them to every front). */
   onAccountChange?(listener: (notice: AccountNotice) => void): void;
 }

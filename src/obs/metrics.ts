@@ -43,6 +43,11 @@ export class Metrics {
     name: 'mailcue_open_sessions', help: 'Agent-tool sessions counted on the shards', registers: [this.registry],
   });
 
+  readonly replicationLag = new client.Gauge({
+    name: 'mailcue_replication_lag_entries', help: 'Oplog entries a follower\'s copy of a slot lags its primary by (-1: the copy is being made)',
+    labelNames: ['slot', 'follower'] as const, registers: [this.registry],
+  });
+
   constructor() {
     client.collectDefaultMetrics({ register: this.registry, prefix: 'mailcue_' });
   }

@@ -13,6 +13,8 @@ import type { TlsMaterial } from './tls.js';
 const MOVED_ATTEMPTS = 5;
 /** How long to wait for the map to show the slot's new owner before trying again anyway. */
 const MOVED_WAIT_MS = 2000;
+/** How often a long-poll whose slot has no live primary looks for one. */
+const REPARK_POLL_MS = 250;
 
 export class Cluster {
   readonly placement: Placement;
@@ -45,15 +47,31 @@ export class Cluster {
     try {
       route = this.placement.route(key);
     } catch (err) {
+      // No live primary right now (the slot's is gone, its follower not promoted yet).
+      if (command.type === 'message.wait' && this.placement.fenced && err instanceof MailcueError && err.code === 'unavailable') return this.repark<T>(key, command, options, null, 0, started);
       return Promise.reject(err);
     }
     const { slot, epoch } = route;
     return route.client.call<T>(command, { ...options, slot, epoch }).catch(async (err: unknown) => {
-      if (!(err instanceof MailcueError) || err.code !== 'moved' || options.signal?.aborted) throw err;
+      if (options.signal?.aborted || !(err instanceof MailcueError)) throw err;
+      if (err.code === 'unavailable' && epoch > 0 && command.type === 'message.wait') return this.repark<T>(key, command, options, slot, epoch, started);
+      if (err.code !== 'moved') throw err;
       if (attempt >= MOVED_ATTEMPTS) throw new MailcueError('unavailable', 'The inbox is moving between shards; retry in a second', { retry_after_s: 1 });
       await this.placement.changed(slot, epoch, MOVED_WAIT_MS);
       return this.send<T>(key, remaining(command, started), remainingOptions(options, started), attempt + 1, started);
     });
+  }
+
+  /**
+   * A parked long-poll whose shard went away (DESIGN.md §8 "Failover"): it waits for the slot's
+   * new primary, for as long as the poll had left, and parks there with the same `since`.
+   */
+  private async repark<T>(key: string, command: Command, options: CallOptions, slot: number | null, epoch: number, started: number): Promise<T> {
+    const left = (command as Extract<Command, { type: 'message.wait' }>).timeoutMs - (Date.now() - started);
+    if (left <= 0) throw new MailcueError('unavailable', 'The inbox\'s shard is failing over; retry in a second', { retry_after_s: 1 });
+    if (slot === null) await new Promise((r) => setTimeout(r, Math.min(left, REPARK_POLL_MS)));
+    else await this.placement.changed(slot, epoch, Math.min(left, MOVED_WAIT_MS));
+    return this.send<T>(key, remaining(command, started), remainingOptions(options, started), 1, started);
   }
 
   broadcast<T>(command: Command, options?: CallOptions): Promise<T[]> {

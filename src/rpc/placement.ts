@@ -18,6 +18,8 @@ export interface Route {
 }
 
 export interface Placement {
+  /** True when shards fence commands by slot epoch (an etcd cluster): slots change owner while it runs. */
+  readonly fenced: boolean;
   route(key: string): Route;
   /** Every shard, for commands without a routing key (listings gathered across shards). */
   clients(): ShardClient[];
@@ -29,6 +31,7 @@ export interface Placement {
 }
 
 export class StaticPlacement implements Placement {
+  readonly fenced = false;
   private readonly byId = new Map<number, ShardClient>();
   private readonly ring: Ring;
   /** Embedded shards 0..n-1: the owner of each slot. */
@@ -63,6 +66,7 @@ export class StaticPlacement implements Placement {
 }
 
 export class SlotPlacement implements Placement {
+  readonly fenced = true;
   private readonly byMember = new Map<string, ShardClient>();
 
   constructor(private readonly view: SlotView, private readonly observe?: LatencyObserver, private readonly tls: TlsMaterial | null = null) {

@@ -42,6 +42,8 @@ function run(actors: CommandDispatcher, id: number, deadline: number, command: U
     answer(errorReply(id, new MailcueError('deadline_exceeded', 'Deadline exceeded before the shard started'), log));
     return;
   }
+  const durability = actors.durability;
+  const writesBefore = durability ? durability.writes : 0;
   let result: unknown;
   try {
     result = actors.dispatch(codec.unpack(command) as Command, { signal: cancel, deadline });
@@ -49,14 +51,14 @@ function run(actors: CommandDispatcher, id: number, deadline: number, command: U
     answer(errorReply(id, err, log));
     return;
   }
-  if (result instanceof Promise) {
-    result.then(
-      (value) => answer({ id, result: codec.pack(value), error: null }),
-      (err) => answer(errorReply(id, err, log)),
-    );
-  } else {
-    answer({ id, result: codec.pack(result), error: null });
-  }
+  const succeed = (value: unknown) => {
+    // A command that wrote is answered once its followers hold the write too (REPLICATION_ACK=all).
+    const replicated = durability && durability.writes !== writesBefore ? durability.barrier() : null;
+    if (replicated) void replicated.then(() => answer({ id, result: codec.pack(value), error: null }));
+    else answer({ id, result: codec.pack(value), error: null });
+  };
+  if (result instanceof Promise) result.then(succeed, (err) => answer(errorReply(id, err, log)));
+  else succeed(result);
 }
 
 const noticeStreams = new WeakMap<grpc.Server, Set<grpc.ServerWritableStream<unknown, AccountNotice>>>();

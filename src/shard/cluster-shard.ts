@@ -10,6 +10,9 @@ import { SlotView } from '../cluster/slot-view.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../obs/logger.js';
 import type { TlsMaterial } from '../rpc/tls.js';
+import { slotOf } from '../cluster/slots.js';
+import { LagReport } from '../cluster/lag-report.js';
+import { Replicator } from './replicator.js';
 import { startShardHost, type ShardHost } from './shard-host.js';
 
 export interface ClusterShardOptions {
@@ -44,7 +47,21 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
   const registration = await MemberRegistration.register(ns, { id: o.id, address: o.advertise, state: 'active' }, o.config.leaseTtlS, (err) =>
     o.log.warn({ err: String(err) }, 'membership lease lost; registering again'),
   );
-  const controller = new Controller(ns, o.id, o.config.leaseTtlS, o.runner(host, view, guard), o.log);
+  const runner = o.runner(host, view, guard);
+  const { actors } = host;
+  const replicator = new Replicator(actors.ctx.store, view, o.id, o.tls, o.log, {
+    gained(slots) {
+      const gained = new Set(slots);
+      actors.accounts.evictWhere((key) => gained.has(slotOf(key)));
+      actors.webhooks.reload();
+      o.log.info({ slots: slots.length }, 'serving slots this shard held copies of');
+    },
+  });
+  actors.webhooks.sendsFor = (inbox) => guard.owns(slotOf(inbox));
+  actors.replicationLag = () => replicator.lagBySlot();
+  const lagReport = new LagReport(ns, o.id, () => replicator.lagByFollower());
+  if (o.config.replicationAck === 'all') actors.durability = replicator;
+  const controller = new Controller(ns, o.id, o.config.leaseTtlS, runner, o.log, o.config.replicas);
   controller.start();
   o.log.info({ member: o.id, address: o.advertise }, 'joined the cluster');
   return {
@@ -53,6 +70,8 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
     async stop() {
       await controller.stop();
       await registration.close().catch(() => undefined);
+      lagReport.close();
+      replicator.close();
       await host.stop();
       await view.close();
       etcd.close();

@@ -6,8 +6,10 @@ import type { ShardActors } from '../actors/shard-actors.js';
 import type { SlotGuard } from '../cluster/slot-guard.js';
 import type { SlotView } from '../cluster/slot-view.js';
 import { slotOf } from '../cluster/slots.js';
+import { MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
-import { applySlotEntries, dropSlot, readSlotPage, type SlotCursor, type SlotRecord } from '../storage/slot-data.js';
+import { approxBytes } from '../storage/oplog.js';
+import { applyReplicated, applySlotEntries, dropSlot, finishReplica, startReplica, type ReplicatedEntry, type SlotRecord } from '../storage/slot-data.js';
 
 /** How long a released slot waits for this shard's watch to show the switch. */
 const SWITCH_VISIBLE_MS = 5000;
@@ -15,22 +17,12 @@ const SWITCH_VISIBLE_MS = 5000;
 export function slotEndpoint(actors: ShardActors, guard: SlotGuard, view: SlotView, log: Logger) {
   const { store } = actors.ctx;
   const inSlot = (slot: number) => (key: string) => slotOf(key) === slot;
+  /** Snapshot bytes received per slot since its copy began (move figures). */
+  const copiedBytes = new Map<number, number>();
   return async (cmd: SlotCommand): Promise<unknown> => {
     switch (cmd.type) {
-      case 'slot.snapshot': {
-        const seq = store.oplog.seq(cmd.slot);
-        const page = readSlotPage(store, cmd.slot, cmd.cursor as SlotCursor | null, cmd.maxBytes);
-        return { ...page, seq };
-      }
-      case 'slot.oplog': {
-        const entries = store.oplog.read(cmd.slot, cmd.after, cmd.maxBytes);
-        return { records: entries.map((e) => ({ db: e.entry.db, key: e.entry.key, value: e.entry.value, del: e.entry.del })), last: entries.at(-1)?.seq ?? cmd.after };
-      }
-      case 'slot.apply':
-        await applySlotEntries(store, cmd.records as SlotRecord[]);
-        actors.accounts.evictWhere(inSlot(cmd.slot));
-        actors.webhooks.reload();
-        return null;
+      case 'slot.head':
+        return { seq: store.oplog.seq(cmd.slot) };
       case 'slot.freeze': {
         guard.freeze(cmd.slot);
         // Credits counted in memory go to the store (and so the oplog) now.
@@ -42,17 +34,73 @@ export function slotEndpoint(actors: ShardActors, guard: SlotGuard, view: SlotVi
       case 'slot.release': {
         if (cmd.switched) await view.epochAfter(cmd.slot, cmd.epoch, SWITCH_VISIBLE_MS);
         guard.release(cmd.slot);
-        if (cmd.switched) {
+        const entry = view.entry(cmd.slot);
+        if (cmd.switched && cmd.keep && entry.followers.includes(guard.self)) {
+          // It stays as a follower: its copy is the new primary's up to here, so only the tail follows.
+          await store.transaction(() => store.oplog.setPosition(cmd.slot, { epoch: entry.epoch, seq: store.oplog.seq(cmd.slot) }));
           actors.accounts.evictWhere(inSlot(cmd.slot));
-          void dropSlot(store, cmd.slot).then(
+        } else if (cmd.switched) {
+          actors.accounts.evictWhere(inSlot(cmd.slot));
+          // Unlogged, with the slot's log: a later copy of the slot starts from its new primary's.
+          void dropSlot(store, cmd.slot, false).then(async (n) => {
+            await store.transaction(() => store.oplog.clearSlot(cmd.slot));
+            return n;
+          }).then(
             (n) => log.info({ slot: cmd.slot, records: n }, 'dropped a slot that moved away'),
             (err: unknown) => log.error({ err, slot: cmd.slot }, 'dropping a moved slot failed'),
           );
         }
         return null;
       }
+      case 'slot.position': {
+        const position = store.oplog.position(cmd.slot);
+        return position ? { ...position, copied_bytes: copiedBytes.get(cmd.slot) ?? 0 } : null;
+      }
+      case 'slot.resync': {
+        if (!mayCopy(cmd.slot, cmd.epoch)) throw staleCopy(cmd.slot);
+        if (cmd.first) {
+          await startReplica(store, cmd.slot, cmd.epoch);
+          copiedBytes.set(cmd.slot, 0);
+        } else if (store.oplog.position(cmd.slot)?.epoch !== cmd.epoch) {
+          throw staleCopy(cmd.slot);
+        }
+        copiedBytes.set(cmd.slot, (copiedBytes.get(cmd.slot) ?? 0) + approxBytes(cmd.records));
+        await applySlotEntries(store, cmd.records as SlotRecord[], false);
+        if (cmd.done !== null) await finishReplica(store, cmd.slot, cmd.epoch, cmd.done);
+        return null;
+      }
+      case 'slot.replicate': {
+        const refused: number[] = [];
+        const applied: Promise<void>[] = [];
+        for (const { slot, epoch, entries } of cmd.batches) {
+          const position = store.oplog.position(slot);
+          const list = (entries as ReplicatedEntry[]).filter((e) => position && e.seq > position.seq);
+          // Only the next entries of the copy this primary made, at its epoch, are applied.
+          if (!mayCopy(slot, epoch) || !position || position.epoch !== epoch || position.seq < 0 || (list.length > 0 && list[0]!.seq !== position.seq + 1)) {
+            refused.push(slot);
+            continue;
+          }
+          if (list.length > 0) applied.push(applyReplicated(store, slot, epoch, list));
+        }
+        await Promise.all(applied);
+        return { refused };
+      }
     }
   };
+
+  /**
+   * A copy is taken only by a follower the map names, from the slot's primary at the current epoch
+   * (or a newer one this shard's watch has not shown yet), never by the primary itself.
+   */
+  function mayCopy(slot: number, epoch: number): boolean {
+    const entry = view.entry(slot);
+    if (entry.primary === guard.self) return false;
+    return epoch > entry.epoch || (epoch === entry.epoch && entry.followers.includes(guard.self));
+  }
+}
+
+function staleCopy(slot: number): MailcueError {
+  return new MailcueError('moved', `Slot ${slot}: this copy is not from the slot's current primary`, { slot, retry_after_s: 1 });
 }
 
 /** Keeps only what this shard owns in the answers of listing broadcasts. */

@@ -1,29 +1,33 @@
-// The controller's MoveRunner over gRPC: copies one slot from its primary to the new owner as
-// snapshot pages, then oplog tails until the copy is close, then freezes the slot on the giver,
-// copies the last entries, switches the map (epoch + 1) and releases. Writes to the slot wait only
+// The controller's MoveRunner over gRPC (DESIGN.md §8 "Resharding"): the new owner first becomes
+// a follower of the slot (the primary's replicator sends it a snapshot, then the oplog tail), and
+// once its copy is caught up the slot is frozen on the giver, the follower applies the last
+// entries, the map switches (epoch + 1) and the giver releases. Writes to the slot wait only
 // between freeze and release.
 import type { Move } from '../cluster/assignment.js';
-import type { MoveRunner } from '../cluster/controller.js';
+import type { MoveRunner, MoveSteps } from '../cluster/controller.js';
 import type { SlotView } from '../cluster/slot-view.js';
 import { ShardClient } from '../rpc/shard-client.js';
 import type { TlsMaterial } from '../rpc/tls.js';
 
-/** Bounded stream messages (DESIGN.md §7). */
-const PAGE_BYTES = 1024 * 1024;
-/** Live tail rounds before freezing; each round copies what was written during the last. */
-const TAIL_ROUNDS = 5;
 const CALL_TIMEOUT_MS = 30_000;
+/** How long a new follower may take to copy one slot before the move is given up (and retried). */
+const CATCH_UP_MS = 120_000;
+/** Entries the copy may still lag by when the slot is frozen; the rest follow during the pause. */
+const FREEZE_LAG = 16;
+/** How long the frozen slot waits for the follower's last entries. */
+const FINAL_APPLY_MS = 2_000;
+const POLL_MS = 20;
 
-interface Page {
-  records: unknown[];
-  next: unknown;
+interface Position {
+  epoch: number;
   seq: number;
+  copied_bytes?: number;
 }
 
 export interface MoveTimings {
   slot: number;
+  /** Bytes of the snapshot the new owner received. */
   bytes: number;
-  records: number;
   total_ms: number;
   /** Between freeze and release: how long writes to the slot waited. */
   paused_ms: number;
@@ -55,58 +59,60 @@ export class GrpcSlotMover implements MoveRunner {
     return c;
   }
 
-  async run(move: Move, switchOwner: () => Promise<void>, progress: (fraction: number) => void): Promise<void> {
+  private position(member: string, slot: number, timeoutMs = CALL_TIMEOUT_MS): Promise<Position | null> {
+    return this.client(member).call<Position | null>({ type: 'slot.position', slot }, { timeoutMs });
+  }
+
+  async positions(member: string, slots: number[]): Promise<Map<number, number>> {
+    const out = new Map<number, number>();
+    await Promise.all(slots.map(async (slot) => {
+      const p = await this.position(member, slot, 1000).catch(() => null);
+      out.set(slot, p ? p.seq : -1);
+    }));
+    return out;
+  }
+
+  async run(move: Move, steps: MoveSteps, progress: (fraction: number) => void): Promise<void> {
     if (move.from === null) throw new Error('nothing to copy');
     const started = performance.now();
-    const from = this.client(move.from);
-    const to = this.client(move.to);
     const { slot } = move;
-    const call = <T>(c: ShardClient, command: Parameters<ShardClient['call']>[0]) => c.call<T>(command, { timeoutMs: CALL_TIMEOUT_MS });
-    let bytes = 0;
-    let records = 0;
-    const send = async (batch: unknown[]) => {
-      if (batch.length === 0) return;
-      records += batch.length;
-      bytes += JSON.stringify(batch).length;
-      await call(to, { type: 'slot.apply', slot, records: batch });
-    };
-    let cursor: unknown = null;
-    let seq = -1;
-    let pages = 0;
-    do {
-      const page: Page = await call<Page>(from, { type: 'slot.snapshot', slot, cursor, maxBytes: PAGE_BYTES });
-      if (seq < 0) seq = page.seq;
-      await send(page.records);
-      cursor = page.next;
-      progress(Math.min(0.8, ++pages * 0.1));
-    } while (cursor !== null);
-    const tail = async (until: number) => {
-      for (;;) {
-        const res = await call<{ records: unknown[]; last: number }>(from, { type: 'slot.oplog', slot, after: seq, maxBytes: PAGE_BYTES });
-        await send(res.records);
-        const advanced = res.last > seq;
-        seq = res.last;
-        if (!advanced || seq >= until) return;
-      }
-    };
-    for (let round = 0; round < TAIL_ROUNDS; round++) {
-      const before = seq;
-      await tail(Infinity);
-      if (seq === before) break;
+    const from = this.client(move.from);
+    if (!this.view.entry(slot).followers.includes(move.to)) await steps.addFollower();
+    progress(0.1);
+    // The primary's replicator copies the slot to its new follower; wait until that copy is current.
+    const deadline = Date.now() + CATCH_UP_MS;
+    let copied = 0;
+    for (;;) {
+      const epoch = this.view.entry(slot).epoch;
+      const [theirs, ours] = await Promise.all([
+        this.position(move.to, slot),
+        from.call<{ seq: number }>({ type: 'slot.head', slot }, { timeoutMs: CALL_TIMEOUT_MS }),
+      ]);
+      copied = theirs?.copied_bytes ?? copied;
+      if (theirs && theirs.epoch === epoch && theirs.seq >= 0 && ours.seq - theirs.seq <= FREEZE_LAG) break;
+      if (Date.now() > deadline) throw new Error(`slot ${slot}: ${move.to} did not catch up in ${CATCH_UP_MS} ms`);
+      progress(theirs && theirs.seq >= 0 ? 0.8 : 0.1 + Math.min(0.6, (Date.now() - started) / CATCH_UP_MS));
+      await new Promise((r) => setTimeout(r, POLL_MS));
     }
     progress(0.9);
     const pauseStart = performance.now();
-    const frozen = await call<{ seq: number; epoch: number }>(from, { type: 'slot.freeze', slot });
+    const frozen = await from.call<{ seq: number; epoch: number }>({ type: 'slot.freeze', slot }, { timeoutMs: CALL_TIMEOUT_MS });
     let switched = false;
     try {
-      await tail(frozen.seq);
-      await switchOwner();
+      const until = Date.now() + FINAL_APPLY_MS;
+      for (;;) {
+        const theirs = await this.position(move.to, slot);
+        if (theirs && theirs.epoch === frozen.epoch && theirs.seq >= frozen.seq) break;
+        if (Date.now() > until) throw new Error(`slot ${slot}: ${move.to} did not apply the last entries in ${FINAL_APPLY_MS} ms`);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      await steps.switchOwner(true);
       switched = true;
     } finally {
-      await call(from, { type: 'slot.release', slot, switched, epoch: frozen.epoch });
+      await from.call({ type: 'slot.release', slot, switched, epoch: frozen.epoch, keep: true }, { timeoutMs: CALL_TIMEOUT_MS });
     }
     const end = performance.now();
-    const timings = { slot, bytes, records, total_ms: Math.round(end - started), paused_ms: Math.round(end - pauseStart) };
+    const timings = { slot, bytes: copied, total_ms: Math.round(end - started), paused_ms: Math.round(end - pauseStart) };
     this.history.push(timings);
     if (this.history.length > 1024) this.history.shift();
     this.onMoved({ ...timings, from: move.from, to: move.to });

@@ -1,6 +1,7 @@
 // Messages keyed [address, message_id], and their raw RFC 5322 sources keyed by message id alone:
 // one delivery gives every recipient on the shard the same id, so the source is stored once and
-// counted (raw_refs), and the last message to go removes it (DESIGN §7). Sources of the layout
+// counted (raw_refs, with the first recipient: in a cluster one delivery's recipients share a slot,
+// so the source travels with that slot), and the last message to go removes it (DESIGN §7). Sources of the layout
 // before that (raw, [address, message_id]) are still read and removed. Message ids sort by arrival
 // time, so an inbox's messages are one contiguous, time-ordered range. Ingest digests (DESIGN §8
 // "Idempotent ingest") index an inbox's messages by what was received: message_digests holds
@@ -13,17 +14,24 @@ import { entryCount, openDb, prefixRange, type Key } from './keys.js';
 const BY_DIGEST = 'd';
 const BY_MESSAGE = 'm';
 
+/** How many messages share a raw source, and the inbox whose slot it belongs to. */
+export interface SourceRefs {
+  readonly copies: number;
+  readonly inbox: string;
+}
+
 export class MessageStore {
   private readonly messages: Database<MessageRecord, Key>;
   private readonly sources: Database<Buffer, string>;
-  private readonly sourceRefs: Database<number, string>;
+  /** A bare count in sources stored before sources had an owner inbox. */
+  private readonly sourceRefs: Database<SourceRefs | number, string>;
   private readonly legacySources: Database<Buffer, Key>;
   private readonly digests: Database<string, Key>;
 
   constructor(root: RootDatabase) {
     this.messages = openDb<MessageRecord>(root, 'messages');
     this.sources = openDb<Buffer, string>(root, 'raw_shared', true);
-    this.sourceRefs = openDb<number, string>(root, 'raw_refs');
+    this.sourceRefs = openDb<SourceRefs | number, string>(root, 'raw_refs');
     this.legacySources = openDb<Buffer>(root, 'raw', true);
     this.digests = openDb<string>(root, 'message_digests');
   }
@@ -49,9 +57,10 @@ export class MessageStore {
   }
 
   /** Inside a transaction: the raw source that `copies` new messages of this id share. */
-  putSource(id: string, raw: Uint8Array, copies: number): void {
+  putSource(id: string, raw: Uint8Array, copies: number, inbox: string): void {
+    // The count first: the oplog finds the source's slot through it.
+    void this.sourceRefs.put(id, { copies, inbox });
     void this.sources.put(id, Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
-    void this.sourceRefs.put(id, copies);
   }
 
   raw(address: string, id: string): Buffer | undefined {
@@ -81,12 +90,14 @@ export class MessageStore {
     void this.legacySources.remove([address, id]);
     const refs = this.sourceRefs.get(id);
     if (refs === undefined) return;
-    if (refs > 1) {
-      void this.sourceRefs.put(id, refs - 1);
+    const copies = typeof refs === 'number' ? refs : refs.copies;
+    if (copies > 1) {
+      void this.sourceRefs.put(id, typeof refs === 'number' ? copies - 1 : { ...refs, copies: copies - 1 });
       return;
     }
-    void this.sourceRefs.remove(id);
+    // The source before its count: the oplog finds the source's slot through the count's inbox.
     void this.sources.remove(id);
+    void this.sourceRefs.remove(id);
   }
 
   /** Stored raw sources (shared ones count once). */

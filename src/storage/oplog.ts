@@ -43,6 +43,9 @@ export const SLOT_LOCATORS: Readonly<Record<string, Locator>> = {
   messages: first,
   message_digests: first,
   raw: first,
+  // A shared source goes with the inbox its count names (sources from before that have none).
+  raw_shared: (key, _value, lookup) => (lookup('raw_refs', key) as { inbox?: string } | undefined)?.inbox,
+  raw_refs: (_key, value) => (value as { inbox?: string } | undefined)?.inbox,
   account_domains: first,
   domains: first,
   domains_by_account: second,
@@ -54,8 +57,21 @@ export const SLOT_LOCATORS: Readonly<Record<string, Locator>> = {
   outbox: (_key, value, lookup) => webhookInbox((value as { webhook_id?: string } | undefined)?.webhook_id, lookup),
 };
 
+/** Where a follower's copy of a slot stands: the primary's epoch it copied from and the last entry applied. */
+export interface ReplicaPosition {
+  readonly epoch: number;
+  /** -1 while a snapshot is still arriving: the copy is incomplete. */
+  readonly seq: number;
+}
+
 export class Oplog {
   private readonly seqs = new Uint32Array(SLOT_COUNT);
+  /** Follower copies of slots (replication, DESIGN.md §8): slot -> ReplicaPosition. */
+  private readonly positions: Database<ReplicaPosition, number>;
+  /** True while replicated records are written: they carry their own entries, the hooks log nothing. */
+  private replaying = false;
+  /** Called for each entry logged, inside its write transaction (the primary's replication). */
+  onAppend: ((slot: number, seq: number) => void) | null = null;
   /** Webhooks removed in this turn: the indexes removed after them still find their inbox. */
   private readonly removedWebhooks = new Map<string, string>();
   private readonly trimmer: NodeJS.Timeout;
@@ -65,8 +81,12 @@ export class Oplog {
 
   constructor(root: RootDatabase, private readonly now: () => number = Date.now) {
     this.db = root.openDB<OplogEntry, Key>({ name: 'oplog' });
+    this.positions = root.openDB<ReplicaPosition, number>({ name: 'replica_positions' });
     for (let slot = 0; slot < SLOT_COUNT; slot++) {
       for (const key of this.db.getKeys({ start: [slot, MAX_SEQ], end: [slot], reverse: true, limit: 1 })) this.seqs[slot] = (key as number[])[1]!;
+      // A snapshot leaves no entries behind: the position remembers where it stopped.
+      const position = this.positions.get(slot);
+      if (position && position.seq > this.seqs[slot]!) this.seqs[slot] = position.seq;
     }
     this.trimmer = setInterval(() => this.trim(), TRIM_INTERVAL_MS);
     this.trimmer.unref();
@@ -86,14 +106,14 @@ export class Oplog {
     const remove = target.remove.bind(target) as (...args: unknown[]) => unknown;
     const lookup = (db: string, key: Key) => (db === 'webhooks' && this.removedWebhooks.has(String(key)) ? { inbox: this.removedWebhooks.get(String(key)) } : this.lookup(db, key));
     (target as unknown as { put: unknown }).put = (key: Key, value: V, ...rest: unknown[]) => {
-      this.append(locate(key, value, lookup), { db: name, key, value, at: this.now() });
+      if (!this.replaying) this.append(locate(key, value, lookup), { db: name, key, value, at: this.now() });
       return put(key, value, ...rest);
     };
     (target as unknown as { remove: unknown }).remove = (key: Key, ...rest: unknown[]) => {
       const old = target.get(key);
       const routing = locate(key, old, lookup);
       if (name === 'webhooks' && routing) this.rememberRemovedWebhook(String(key), routing);
-      if (old !== undefined) this.append(routing, { db: name, key, del: true, at: this.now() });
+      if (old !== undefined && !this.replaying) this.append(routing, { db: name, key, del: true, at: this.now() });
       return remove(key, ...rest);
     };
   }
@@ -108,6 +128,57 @@ export class Oplog {
     const slot = slotOf(routing);
     const seq = ++this.seqs[slot]!;
     void this.db.put([slot, seq], entry);
+    this.onAppend?.(slot, seq);
+  }
+
+  /** Runs `write` with the hooks off: what it writes is logged by the caller, or not at all (a snapshot). */
+  unlogged<T>(write: () => T): T {
+    this.replaying = true;
+    try {
+      return write();
+    } finally {
+      this.replaying = false;
+    }
+  }
+
+  /** Inside a transaction: logs a replicated entry under the primary's sequence number. */
+  logReplicated(slot: number, seq: number, entry: OplogEntry): void {
+    void this.db.put([slot, seq], entry);
+    this.seqs[slot] = seq;
+  }
+
+  /** True when every entry after `seq` is still in the log (the tail can be sent instead of a snapshot). */
+  covers(slot: number, seq: number): boolean {
+    if (seq === this.seqs[slot]) return true;
+    if (seq > this.seqs[slot]!) return false;
+    for (const key of this.db.getKeys({ start: [slot, seq + 1], end: [slot, MAX_SEQ], limit: 1 })) return (key as number[])[1] === seq + 1;
+    return false;
+  }
+
+  position(slot: number): ReplicaPosition | undefined {
+    return this.positions.get(slot);
+  }
+
+  /** Inside a transaction: where this shard's follower copy of the slot stands. */
+  setPosition(slot: number, position: ReplicaPosition): void {
+    void this.positions.put(slot, position);
+    if (position.seq >= 0) this.seqs[slot] = position.seq;
+  }
+
+  /** The copy became the primary (its log goes on from its position), or was dropped. */
+  clearPosition(slot: number): Promise<boolean> {
+    return this.positions.remove(slot);
+  }
+
+  /** Slots this shard holds a follower copy of. */
+  replicaSlots(): number[] {
+    return [...this.positions.getKeys()] as number[];
+  }
+
+  /** Inside a transaction: forgets the slot's entries (a new copy is about to replace the slot). */
+  clearSlot(slot: number): void {
+    for (const key of this.db.getKeys({ start: [slot, 0], end: [slot, MAX_SEQ] })) void this.db.remove(key);
+    this.seqs[slot] = 0;
   }
 
   /** A database the stores opened, by name (slot snapshots read and write records generically). */
@@ -133,7 +204,8 @@ export class Oplog {
     const cutoff = this.now() - OPLOG_RETENTION_MS;
     for (let slot = 0; slot < SLOT_COUNT; slot++) {
       for (const { key, value } of this.db.getRange({ start: [slot, 0], end: [slot, MAX_SEQ] })) {
-        if (value.at >= cutoff) break;
+        // The newest entry stays: the slot's sequence number survives a restart.
+        if (value.at >= cutoff || (key as number[])[1] === this.seqs[slot]) break;
         void this.db.remove(key);
       }
     }

@@ -25,6 +25,8 @@ export interface ShardStore {
   /** Every write of a slot-bound record is logged here too, in the same transaction (DESIGN.md §8). */
   readonly oplog: Oplog;
   transaction<T>(work: () => T): Promise<T>;
+  /** Resolves once every write issued so far is committed. */
+  committed(): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export function openShardStore(dir: string): ShardStore {
     outbox: new OutboxStore(root),
     oplog,
     transaction: (work) => root.transaction(work),
+    committed: () => root.committed,
     close: () => {
       oplog.close();
       return root.close();

@@ -64,19 +64,24 @@ export function readSlotPage(store: ShardStore, slot: number, cursor: SlotCursor
   return { records, next: null };
 }
 
-/** Applies records (snapshot pages or oplog entries) in order, in one transaction. */
-export function applySlotEntries(store: ShardStore, records: readonly SlotRecord[]): Promise<void> {
-  return store.transaction(() => {
-    for (const r of records) {
-      const db = store.oplog.database(r.db);
-      if (r.del) db.remove(r.key);
-      else db.put(r.key, r.db === 'raw' ? Buffer.from(r.value as Uint8Array) : r.value);
-    }
-  });
+function writeRecords(store: ShardStore, records: readonly SlotRecord[]): void {
+  for (const r of records) {
+    const db = store.oplog.database(r.db);
+    if (r.del) db.remove(r.key);
+    else db.put(r.key, r.db === 'raw' ? Buffer.from(r.value as Uint8Array) : r.value);
+  }
 }
 
-/** Removes every record of the slot (after it moved away), page by page. */
-export async function dropSlot(store: ShardStore, slot: number): Promise<number> {
+/**
+ * Applies records (snapshot pages or oplog entries) in order, in one transaction. `logged`: false
+ * for a follower's copy, whose log holds the primary's entries, not its own.
+ */
+export function applySlotEntries(store: ShardStore, records: readonly SlotRecord[], logged = true): Promise<void> {
+  return store.transaction(() => (logged ? writeRecords(store, records) : store.oplog.unlogged(() => writeRecords(store, records))));
+}
+
+/** Removes every record of the slot (after it moved away, or before a fresh copy), page by page. */
+export async function dropSlot(store: ShardStore, slot: number, logged = true): Promise<number> {
   let removed = 0;
   for (;;) {
     const { records } = readSlotPage(store, slot, null, 4 * 1024 * 1024);
@@ -84,7 +89,42 @@ export async function dropSlot(store: ShardStore, slot: number): Promise<number>
     if (own.length === 0) return removed;
     // Indexes before the webhooks they point at, so their locators still resolve.
     own.sort((a, b) => (a.db === 'webhooks' ? 1 : 0) - (b.db === 'webhooks' ? 1 : 0));
-    await applySlotEntries(store, own.map((r) => ({ db: r.db, key: r.key, del: true })));
+    await applySlotEntries(store, own.map((r) => ({ db: r.db, key: r.key, del: true })), logged);
     removed += own.length;
   }
+}
+
+/** A replicated oplog entry as it travels from primary to follower. */
+export interface ReplicatedEntry extends SlotRecord {
+  readonly seq: number;
+  readonly at: number;
+}
+
+/** The primary's entries of the slot after `after`, for a follower, up to about `maxBytes`. */
+export function readReplicated(store: ShardStore, slot: number, after: number, maxBytes: number): ReplicatedEntry[] {
+  return store.oplog.read(slot, after, maxBytes).map(({ seq, entry }) => ({ seq, db: entry.db, key: entry.key, value: entry.value, del: entry.del, at: entry.at }));
+}
+
+/**
+ * The follower's side: the entries, in order, under the primary's sequence numbers, and the new
+ * position, in one transaction. The caller has checked they follow the position it holds.
+ */
+export function applyReplicated(store: ShardStore, slot: number, epoch: number, entries: readonly ReplicatedEntry[]): Promise<void> {
+  return store.transaction(() => {
+    store.oplog.unlogged(() => writeRecords(store, entries));
+    for (const e of entries) store.oplog.logReplicated(slot, e.seq, e.del ? { db: e.db, key: e.key, del: true, at: e.at } : { db: e.db, key: e.key, value: e.value, at: e.at });
+    store.oplog.setPosition(slot, { epoch, seq: entries.at(-1)!.seq });
+  });
+}
+
+/** A fresh follower copy begins: whatever this shard held of the slot, and its log, go first. */
+export async function startReplica(store: ShardStore, slot: number, epoch: number): Promise<void> {
+  await store.transaction(() => store.oplog.setPosition(slot, { epoch, seq: -1 }));
+  await dropSlot(store, slot, false);
+  await store.transaction(() => store.oplog.clearSlot(slot));
+}
+
+/** The last snapshot page arrived: the copy stands at the primary's `seq`. */
+export function finishReplica(store: ShardStore, slot: number, epoch: number, seq: number): Promise<void> {
+  return store.transaction(() => store.oplog.setPosition(slot, { epoch, seq }));
 }

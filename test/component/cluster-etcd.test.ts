@@ -3,7 +3,7 @@
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { balanceBounds, type Move } from '../../src/cluster/assignment.js';
-import { Controller, type MoveRunner } from '../../src/cluster/controller.js';
+import { Controller, type MoveRunner, type MoveSteps } from '../../src/cluster/controller.js';
 import { requestDrain } from '../../src/cluster/drain.js';
 import { connectEtcd, type EtcdHandle } from '../../src/cluster/etcd.js';
 import { MemberRegistration, readMembers } from '../../src/cluster/members.js';
@@ -72,9 +72,9 @@ const quiet = { info() {}, warn() {} };
 /** Moves data instantly: records each move and switches the owner. */
 class RecordingRunner implements MoveRunner {
   readonly moves: Move[] = [];
-  async run(move: Move, switchOwner: () => Promise<void>, progress: (f: number) => void): Promise<void> {
+  async run(move: Move, steps: MoveSteps, progress: (f: number) => void): Promise<void> {
     progress(0.5);
-    await switchOwner();
+    await steps.switchOwner();
     this.moves.push(move);
   }
 }
