@@ -140,6 +140,8 @@ export class WebhookActor {
 
   /** Cluster mode: whether this shard is the primary of an inbox's slot, the one that sends its notifications. */
   sendsFor: ((inbox: string) => boolean) | null = null;
+  /** Cluster mode with REPLICATION_ACK=all: resolves once the followers hold what is written now. */
+  replicated: (() => Promise<void> | null) | null = null;
 
   /** Webhooks and outbox entries arrived with a slot: index them again and send what is due. */
   reload(): void {
@@ -188,6 +190,17 @@ export class WebhookActor {
     if (nextDue !== Infinity) this.schedule(nextDue - now);
     if (batch.length === 0) return;
     for (const b of batch) this.inFlight.add(b.entry.event_id);
+    // Notify only of acknowledged mail: with followers, once they hold the entries too (a primary
+    // that died before that would have announced a message its successor never had).
+    const replicated = this.replicated?.() ?? null;
+    if (replicated) {
+      void replicated.then(() => this.send(batch, now));
+      return;
+    }
+    this.send(batch, now);
+  }
+
+  private send(batch: { due: number; entry: OutboxEntry; webhook: WebhookRecord; apiKey: string }[], now: number): void {
     const settle = (eventId: string, delayMs: number) => {
       this.inFlight.delete(eventId);
       this.schedule(delayMs);

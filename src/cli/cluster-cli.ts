@@ -38,7 +38,7 @@ export async function clusterShard(config: Config, flags: Map<string, string>) {
   return startClusterShard({
     id, config, listen, advertise: flags.get('advertise') ?? listen, dataDir, masterKey, log, tls,
     runner(host, view, guard) {
-      host.actors.slotCommands = slotEndpoint(host.actors, guard, view, log);
+      host.actors.slotCommands = slotEndpoint(host.actors, guard, view);
       host.actors.broadcastFilter = ownedOnly(guard);
       // One line per move: how long it took, how much it copied, how long writes to the slot waited.
       return new GrpcSlotMover(view, tls, (m) => log.info(m, 'slot moved'));

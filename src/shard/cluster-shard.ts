@@ -60,7 +60,10 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
   actors.webhooks.sendsFor = (inbox) => guard.owns(slotOf(inbox));
   actors.replicationLag = () => replicator.lagBySlot();
   const lagReport = new LagReport(ns, o.id, () => replicator.lagByFollower());
-  if (o.config.replicationAck === 'all') actors.durability = replicator;
+  if (o.config.replicationAck === 'all') {
+    actors.durability = replicator;
+    actors.webhooks.replicated = () => replicator.barrier();
+  }
   const controller = new Controller(ns, o.id, o.config.leaseTtlS, runner, o.log, o.config.replicas);
   controller.start();
   o.log.info({ member: o.id, address: o.advertise }, 'joined the cluster');

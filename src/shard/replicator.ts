@@ -332,7 +332,9 @@ export class Replicator implements Durability {
           if (!wanted.has(f)) wanted.set(f, new Map());
           wanted.get(f)!.set(e.slot, e.epoch);
         }
-      } else if (own.has(e.slot) && !e.followers.includes(this.self)) {
+      } else if (e.primary !== null && !e.followers.includes(this.self) && (own.has(e.slot) || this.store.oplog.seq(e.slot) > 0)) {
+        // Neither primary nor follower any more (moved away, or an old primary back after a failover):
+        // what it holds of the slot, unacknowledged tail included, goes.
         this.drop(e.slot);
       }
     }
@@ -360,14 +362,15 @@ export class Replicator implements Durability {
     }
   }
 
-  /** This shard no longer copies the slot: its records and position go. */
+  /** This shard no longer serves or copies the slot: its records, log and position go. */
   private drop(slot: number): void {
     if (this.dropping.has(slot)) return;
     this.dropping.add(slot);
     void (async () => {
       await this.store.oplog.clearPosition(slot);
       const removed = await dropSlot(this.store, slot, false);
-      this.log.info({ slot, records: removed }, 'dropped a copy this shard no longer follows');
+      await this.store.transaction(() => this.store.oplog.clearSlot(slot));
+      this.log.info({ slot, records: removed }, 'dropped a slot this shard no longer serves or copies');
     })().catch((err: unknown) => this.log.error({ err, slot }, 'dropping a copy failed')).finally(() => this.dropping.delete(slot));
   }
 

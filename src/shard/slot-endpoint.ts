@@ -1,20 +1,20 @@
-// The shard's side of a slot move (DESIGN.md §8 "Resharding"): the giving shard serves snapshot
-// pages and oplog entries, freezes the slot for the epoch switch and drops it afterwards; the
-// receiving shard applies what it is sent and refreshes the caches built from its store.
+// The shard's side of slot moves and replication (DESIGN.md §8): the giving primary tells its log
+// position, freezes the slot for the epoch switch and releases it (staying a follower when the map
+// keeps it one); a follower tells where its copy stands and applies snapshot pages and log entries
+// from the slot's primary, refusing any copy from a shard that is not the primary at the epoch.
 import type { Command, SlotCommand } from '../contract/commands.js';
 import type { ShardActors } from '../actors/shard-actors.js';
 import type { SlotGuard } from '../cluster/slot-guard.js';
 import type { SlotView } from '../cluster/slot-view.js';
 import { slotOf } from '../cluster/slots.js';
 import { MailcueError } from '../errors/registry.js';
-import type { Logger } from '../obs/logger.js';
 import { approxBytes } from '../storage/oplog.js';
-import { applyReplicated, applySlotEntries, dropSlot, finishReplica, startReplica, type ReplicatedEntry, type SlotRecord } from '../storage/slot-data.js';
+import { applyReplicated, applySlotEntries, finishReplica, startReplica, type ReplicatedEntry, type SlotRecord } from '../storage/slot-data.js';
 
 /** How long a released slot waits for this shard's watch to show the switch. */
 const SWITCH_VISIBLE_MS = 5000;
 
-export function slotEndpoint(actors: ShardActors, guard: SlotGuard, view: SlotView, log: Logger) {
+export function slotEndpoint(actors: ShardActors, guard: SlotGuard, view: SlotView) {
   const { store } = actors.ctx;
   const inSlot = (slot: number) => (key: string) => slotOf(key) === slot;
   /** Snapshot bytes received per slot since its copy began (move figures). */
@@ -40,15 +40,8 @@ export function slotEndpoint(actors: ShardActors, guard: SlotGuard, view: SlotVi
           await store.transaction(() => store.oplog.setPosition(cmd.slot, { epoch: entry.epoch, seq: store.oplog.seq(cmd.slot) }));
           actors.accounts.evictWhere(inSlot(cmd.slot));
         } else if (cmd.switched) {
+          // Its records go with the replicator's next look at the map (src/shard/replicator.ts).
           actors.accounts.evictWhere(inSlot(cmd.slot));
-          // Unlogged, with the slot's log: a later copy of the slot starts from its new primary's.
-          void dropSlot(store, cmd.slot, false).then(async (n) => {
-            await store.transaction(() => store.oplog.clearSlot(cmd.slot));
-            return n;
-          }).then(
-            (n) => log.info({ slot: cmd.slot, records: n }, 'dropped a slot that moved away'),
-            (err: unknown) => log.error({ err, slot: cmd.slot }, 'dropping a moved slot failed'),
-          );
         }
         return null;
       }

@@ -74,8 +74,9 @@ class RecordingRunner implements MoveRunner {
   readonly moves: Move[] = [];
   async run(move: Move, steps: MoveSteps, progress: (f: number) => void): Promise<void> {
     progress(0.5);
-    await steps.switchOwner();
+    // Recorded before the switch: a test that sees the switched map sees the move too.
     this.moves.push(move);
+    await steps.switchOwner();
   }
 }
 
