@@ -49,8 +49,10 @@ export class InboxActor {
         const newest = this.newest(cmd.address);
         if (!newest) return null;
         // The headers stay behind: readers of the latest message want its content, not its route.
+        // So do the text and HTML parts unless asked for, when the safe view was stored beside them.
         const { headers: _headers, ...latest } = newest;
-        return latest;
+        if (cmd.includeRaw || latest.safe_text === undefined) return latest;
+        return { ...latest, text: null, html: null };
       }
       case 'message.get':
         return this.getMessage(cmd.accountId, cmd.address, cmd.id, cmd.markRead);

@@ -59,7 +59,8 @@ export type MessageCommand =
       query?: string | null;
     }
   | { type: 'message.get'; accountId: string; address: string; id: string; markRead: boolean }
-  | { type: 'message.latest'; accountId: string; address: string }
+  /** `includeRaw`: also the text and HTML parts (otherwise they stay on the shard once the safe view is stored). */
+  | { type: 'message.latest'; accountId: string; address: string; includeRaw?: boolean }
   | { type: 'message.raw'; accountId: string; address: string; id: string }
   | { type: 'message.delete'; accountId: string; address: string; id: string }
   | {

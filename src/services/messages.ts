@@ -26,9 +26,9 @@ export function listMessages(deps: Deps, caller: Caller, address: string, limit:
   });
 }
 
-/** The newest message without its headers (GET …/messages/{id} has them). */
-export function latestMessage(deps: Deps, caller: Caller, address: string): Promise<Omit<MessageRecord, 'headers'> | null> {
-  return deps.cluster.call({ type: 'message.latest', accountId: caller.accountId, address });
+/** The newest message without its headers (GET …/messages/{id} has them); text and HTML only with `includeRaw`. */
+export function latestMessage(deps: Deps, caller: Caller, address: string, includeRaw = true): Promise<Omit<MessageRecord, 'headers'> | null> {
+  return deps.cluster.call({ type: 'message.latest', accountId: caller.accountId, address, includeRaw });
 }
 
 /** The safe view and authentication of a message, computed for records stored before they were kept. */

@@ -49,7 +49,7 @@ export const getLatestEmail = defineTool<{ inbox: string; include_raw?: boolean 
   async run({ deps, caller }, args) {
     const inbox = requireAddress(args.inbox);
     const includeRaw = optionalBool(args.include_raw, 'include_raw');
-    const m = await latestMessage(deps, caller, inbox);
+    const m = await latestMessage(deps, caller, inbox, includeRaw);
     if (!m) return { inbox, message: null };
     const { safe_text, warnings, authentication } = trustFields(m);
     return {
