@@ -29,12 +29,20 @@ export function evaluateTargets(results: Map<string, ScenarioResult>): Target[] 
   const add = (target: string, value: number | null, met: (v: number) => boolean, measured: (v: number) => string) =>
     out.push({ target, value, met: value === null ? null : met(value), measured: value === null ? 'n/a' : measured(value) });
 
+  const smtpFloor = ok(get('floor-smtp'));
+  const uws = ok(get('floor-uws'));
   const smtpRatio = ratio(num(ingest?.ops_per_s), num(peer?.smtp_ops_per_s));
-  add('smtp-ingest ≥ 3× MailDev SMTP ingest', smtpRatio, (v) => v >= 3, (v) => `${v}× (${ingest!.ops_per_s} vs ${peer!.smtp_ops_per_s} mails/s)`);
+  add('smtp-ingest ≥ 2× MailDev SMTP ingest', smtpRatio, (v) => v >= 2, (v) => `${v}× (${ingest!.ops_per_s} vs ${peer!.smtp_ops_per_s} mails/s)`);
+  const smtpFloorRatio = ratio(num(ingest?.ops_per_s), num(smtpFloor?.ops_per_s));
+  add('smtp-ingest ≥ 0.75× floor-smtp', smtpFloorRatio, (v) => v >= 0.75, (v) => `${v}× (${ingest!.ops_per_s} vs ${smtpFloor!.ops_per_s} mails/s)`);
   const readRatio = ratio(num(rest?.ops_per_s), num(peer?.read_ops_per_s));
-  add('rest-get-latest ≥ 10× MailDev GET /api/email/:id', readRatio, (v) => v >= 10, (v) => `${v}× (${rest!.ops_per_s} vs ${peer!.read_ops_per_s} req/s)`);
+  add('rest-get-latest ≥ 1.5× MailDev GET /api/email/:id', readRatio, (v) => v >= 1.5, (v) => `${v}× (${rest!.ops_per_s} vs ${peer!.read_ops_per_s} req/s)`);
+  const restFloorRatio = ratio(num(rest?.ops_per_s), num(uws?.ops_per_s));
+  add('rest-get-latest ≥ 0.35× floor-uws', restFloorRatio, (v) => v >= 0.35, (v) => `${v}× (${rest!.ops_per_s} vs ${uws!.ops_per_s} req/s)`);
   const mcpRatio = ratio(num(mcp?.ops_per_s), num(grpc?.ops_per_s));
   add('mcp-get-latest ≥ 2× floor-grpc (unary)', mcpRatio, (v) => v >= 2, (v) => `${v}× (${mcp!.ops_per_s} vs ${grpc!.ops_per_s} calls/s)`);
+  const mcpRestRatio = ratio(num(mcp?.ops_per_s), num(rest?.ops_per_s));
+  add('mcp-get-latest ≥ 0.8× rest-get-latest', mcpRestRatio, (v) => v >= 0.8, (v) => `${v}× (${mcp!.ops_per_s} vs ${rest!.ops_per_s} req/s)`);
   const p99 = num(wake?.p99_ms);
   const enoughParked = (num(wake?.parked) ?? 0) >= 10_000;
   out.push({
@@ -44,7 +52,7 @@ export function evaluateTargets(results: Map<string, ScenarioResult>): Target[] 
   });
   const bpw = num(parked?.bytes_per_waiter);
   add('≤ 4 KiB RSS per parked long-poll (all processes)', bpw, (v) => v <= 4096, (v) => `${v} B/waiter (${Math.max(...Object.keys((parked!.rss_mb_by_parked as object) ?? {}).map(Number))} parked)`);
-  add('webhook-delivery ≥ 2,000/s', num(hook?.ops_per_s), (v) => v >= 2000, (v) => `${v}/s`);
+  add('webhook-delivery ≥ 5,000/s', num(hook?.ops_per_s), (v) => v >= 5000, (v) => `${v}/s`);
   return out;
 }
 
