@@ -6,7 +6,6 @@
 import { authenticate } from 'mailauth';
 import type { Resolver } from 'node:dns/promises';
 import type { Config } from '../config/config.js';
-import { ModulePool } from '../pool/module-pool.js';
 import { pendingAuthentication, unverified, verdictOf, type Authentication } from '../contract/authentication.js';
 import type { Logger } from '../obs/logger.js';
 import { makeResolver } from '../webhooks/resolver.js';
@@ -35,13 +34,10 @@ function dnsError(code: string): Error {
  * mailauth's resolver signature over one shared Resolver and a small cache of answers (and of "no
  * such record"). A lookup in flight is shared, so a burst of mail from one sender asks once.
  */
-export class DnsLookups {
+class DnsLookups {
   private readonly cache = new Map<string, { until: number; answer: Promise<unknown> }>();
-  private readonly resolver: Resolver;
 
-  constructor(servers: readonly string[]) {
-    this.resolver = makeResolver(servers, QUERY_TIMING);
-  }
+  constructor(private readonly resolver: Resolver) {}
 
   resolve(name: string, rrtype: string): Promise<unknown> {
     const key = `${rrtype} ${name.toLowerCase()}`;
@@ -155,58 +151,29 @@ export class AuthCheck {
   }
 }
 
-/** What a pool thread needs to check one message. */
-export interface SenderCheck {
-  raw: Uint8Array;
-  ip: string;
-  helo: string;
-  sender: string;
-  mta: string;
-  dnsServers: readonly string[];
-  /** Epoch ms after which every lookup fails at once (a temperror). */
-  deadline: number;
-}
-
-/** Runs mailauth over one message (in a pool thread; see auth-task.ts). */
-export function checkSender(input: SenderCheck, dns: DnsLookups): Promise<Authentication> {
-  return authenticate(Buffer.from(input.raw.buffer, input.raw.byteOffset, input.raw.byteLength), {
-    ip: input.ip,
-    helo: input.helo,
-    sender: input.sender,
-    mta: input.mta,
-    resolver: dns.until(input.deadline),
-    disableBimi: true,
-  } as Parameters<typeof authenticate>[1]).then(toAuthentication);
-}
-
-/** Two threads at most: a check mostly waits on DNS; its CPU is hashing the body. */
-const AUTH_THREADS = 2;
-
 export class MailAuthenticator {
-  private readonly pool = new ModulePool<SenderCheck, Authentication>(new URL('./auth-task.js', import.meta.url), AUTH_THREADS);
+  private readonly dns: DnsLookups;
 
-  constructor(private readonly config: Config, private readonly log: Logger, private readonly update: AuthUpdate) {}
+  constructor(private readonly config: Config, private readonly log: Logger, private readonly update: AuthUpdate) {
+    this.dns = new DnsLookups(makeResolver(config.dnsServers, QUERY_TIMING));
+  }
 
   begin(raw: Buffer, session: SmtpEnvelope): AuthCheck {
     const now = Date.now();
-    const run = this.pool
-      .run({
-        raw,
-        ip: session.remoteAddress.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, ''),
-        helo: session.hostNameAppearsAs,
-        sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-        mta: this.config.mxHost,
-        dnsServers: this.config.dnsServers,
-        deadline: now + this.config.authTimeoutMs,
-      })
+    const resolver = this.dns.until(now + this.config.authTimeoutMs);
+    const run = authenticate(raw, {
+      ip: session.remoteAddress.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, ''),
+      helo: session.hostNameAppearsAs,
+      sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+      mta: this.config.mxHost,
+      resolver,
+      disableBimi: true,
+    } as Parameters<typeof authenticate>[1])
+      .then(toAuthentication)
       .catch((err: unknown) => {
         this.log.warn({ err }, 'sender authentication failed');
         return { ...unverified(), spf: 'temperror', dmarc: 'temperror', summary: 'temperror' as const };
       });
     return new AuthCheck(run, now + this.config.authInlineMs, this.update, this.log);
-  }
-
-  close(): Promise<void> {
-    return this.pool.close();
   }
 }

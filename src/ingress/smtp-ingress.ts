@@ -221,6 +221,6 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
   const address = server.server.address();
   return {
     port: typeof address === 'object' && address ? address.port : config.smtpPort,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => authenticator.close()),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
