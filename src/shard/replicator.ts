@@ -18,6 +18,8 @@ const APPLY_TIMEOUT_MS = 2000;
 const RETRY_MS = 1000;
 /** Bounded stream messages (DESIGN.md §7). */
 const BATCH_BYTES = 1024 * 1024;
+/** Slot copies one link checks or makes at once. */
+const SYNC_CONCURRENCY = 8;
 
 type CopyState = 'unknown' | 'syncing' | 'streaming';
 
@@ -193,7 +195,12 @@ class FollowerLink {
     }
   }
 
+  /** Copies are checked and made a few slots at a time, so a new follower's commits batch. */
   private async syncLoop(): Promise<void> {
+    await Promise.all(Array.from({ length: SYNC_CONCURRENCY }, () => this.syncWorker()));
+  }
+
+  private async syncWorker(): Promise<void> {
     while (!this.closed) {
       const slot = this.toSync.shift();
       if (slot === undefined) {

@@ -9,7 +9,7 @@ import type { SlotView } from '../cluster/slot-view.js';
 import { slotOf } from '../cluster/slots.js';
 import { MailcueError } from '../errors/registry.js';
 import { approxBytes } from '../storage/oplog.js';
-import { applyReplicated, applySlotEntries, finishReplica, startReplica, type ReplicatedEntry, type SlotRecord } from '../storage/slot-data.js';
+import { applyReplicated, applySnapshotPage, type ReplicatedEntry, type SlotRecord } from '../storage/slot-data.js';
 
 /** How long a released slot waits for this shard's watch to show the switch. */
 const SWITCH_VISIBLE_MS = 5000;
@@ -51,15 +51,10 @@ export function slotEndpoint(actors: ShardActors, guard: SlotGuard, view: SlotVi
       }
       case 'slot.resync': {
         if (!mayCopy(cmd.slot, cmd.epoch)) throw staleCopy(cmd.slot);
-        if (cmd.first) {
-          await startReplica(store, cmd.slot, cmd.epoch);
-          copiedBytes.set(cmd.slot, 0);
-        } else if (store.oplog.position(cmd.slot)?.epoch !== cmd.epoch) {
-          throw staleCopy(cmd.slot);
-        }
+        if (!cmd.first && store.oplog.position(cmd.slot)?.epoch !== cmd.epoch) throw staleCopy(cmd.slot);
+        if (cmd.first) copiedBytes.set(cmd.slot, 0);
         copiedBytes.set(cmd.slot, (copiedBytes.get(cmd.slot) ?? 0) + approxBytes(cmd.records));
-        await applySlotEntries(store, cmd.records as SlotRecord[], false);
-        if (cmd.done !== null) await finishReplica(store, cmd.slot, cmd.epoch, cmd.done);
+        await applySnapshotPage(store, cmd.slot, cmd.epoch, cmd.records as SlotRecord[], cmd.first, cmd.done);
         return null;
       }
       case 'slot.replicate': {

@@ -117,14 +117,19 @@ export function applyReplicated(store: ShardStore, slot: number, epoch: number, 
   });
 }
 
-/** A fresh follower copy begins: whatever this shard held of the slot, and its log, go first. */
-export async function startReplica(store: ShardStore, slot: number, epoch: number): Promise<void> {
-  await store.transaction(() => store.oplog.setPosition(slot, { epoch, seq: -1 }));
-  await dropSlot(store, slot, false);
-  await store.transaction(() => store.oplog.clearSlot(slot));
-}
-
-/** The last snapshot page arrived: the copy stands at the primary's `seq`. */
-export function finishReplica(store: ShardStore, slot: number, epoch: number, seq: number): Promise<void> {
-  return store.transaction(() => store.oplog.setPosition(slot, { epoch, seq }));
+/**
+ * One page of a fresh follower copy, in one transaction (most slots are one page: one commit per
+ * slot). The first page first clears whatever the shard held of the slot, its log included; every
+ * page leaves the copy marked incomplete (-1) until the last one sets the primary's position.
+ */
+export async function applySnapshotPage(store: ShardStore, slot: number, epoch: number, records: readonly SlotRecord[], first: boolean, done: number | null): Promise<void> {
+  if (first && readSlotPage(store, slot, null, 1).records.some((r) => r.db !== 'webhook_keys')) {
+    await store.transaction(() => store.oplog.setPosition(slot, { epoch, seq: -1 }));
+    await dropSlot(store, slot, false);
+  }
+  await store.transaction(() => {
+    if (first) store.oplog.clearSlot(slot);
+    store.oplog.unlogged(() => writeRecords(store, records));
+    store.oplog.setPosition(slot, { epoch, seq: done ?? -1 });
+  });
 }
