@@ -1,6 +1,7 @@
 // Starts a fresh Mailcue from dist/ in a temp data dir with plan limits lifted: embedded (`mailcue
 // serve`, one process) or as a cluster (`mailcue shard` × N + `mailcue front` × M processes, used
-// when one process cannot hold the sockets a scenario needs under the open-file limit).
+// when one process cannot hold the sockets a scenario needs under the open-file limit). A cluster
+// with `etcd` registers its shards there (DESIGN.md §8) and can grow with addShard().
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,6 +24,12 @@ export interface MailcueOptions {
   fronts?: number;
   /** Node flags for the service processes only, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] (Node 20 refuses --cpu-prof in NODE_OPTIONS). */
   nodeArgs?: string[];
+  /** Cluster through this etcd endpoint: `shards` members shard-0… on loopback TCP, fronts following the slot map. */
+  etcd?: string;
+  /** Shard processes of a cluster (default 2). */
+  shards?: number;
+  /** Pool threads of each front (default 1 in a cluster, cores when embedded). */
+  frontPoolThreads?: number;
 }
 
 export interface Endpoint {
@@ -41,7 +48,15 @@ export class Mailcue {
     /** One per front process (a single one when embedded). */
     readonly endpoints: Endpoint[],
     readonly layout: string,
+    /** The environment every service process got (addShard() starts one more with it). */
+    private readonly env: Record<string, string> = {},
+    private readonly nodeArgs: string[] = [],
   ) {}
+
+  /** The etcd key prefix of a cluster started with `etcd`. */
+  get etcdPrefix(): string | undefined {
+    return this.env.MAILCUE_ETCD_PREFIX;
+  }
 
   get base(): string {
     return this.endpoints[0]!.base;
@@ -83,42 +98,37 @@ export class Mailcue {
     const processes: Child[] = [];
     const endpoints: Endpoint[] = [];
     let layout: string;
+    /** A process with a front tier (`serve` or `front`) on free ports; `poolThreads` null keeps the default. */
+    const frontTier = async (name: string, args: string[], poolThreads: number | null) => {
+      const [httpPort, smtpPort, opsPort] = [await freePort(), await freePort(), await freePort()];
+      const base = `http://127.0.0.1:${httpPort}`;
+      const env: Record<string, string> = { ...baseEnv, MAILCUE_HTTP_PORT: String(httpPort), MAILCUE_SMTP_PORT: String(smtpPort), MAILCUE_OPS_PORT: String(opsPort), MAILCUE_PUBLIC_URL: base };
+      if (poolThreads !== null) env.MAILCUE_POOL_THREADS = String(poolThreads);
+      processes.push(start(name, 'node', node(...args), { env }));
+      endpoints.push({ httpPort, smtpPort, base, ops: `http://127.0.0.1:${opsPort}` });
+    };
     try {
       const fronts = opts.fronts ?? 0;
+      const shardCount = opts.shards ?? 2;
       if (fronts === 0) {
-        const httpPort = await freePort();
-        const smtpPort = await freePort();
-        const opsPort = await freePort();
-        const base = `http://127.0.0.1:${httpPort}`;
-        processes.push(start('mailcue', 'node', node('serve'), {
-          env: { ...baseEnv, MAILCUE_HTTP_PORT: String(httpPort), MAILCUE_SMTP_PORT: String(smtpPort), MAILCUE_OPS_PORT: String(opsPort), MAILCUE_PUBLIC_URL: base },
-        }));
-        endpoints.push({ httpPort, smtpPort, base, ops: `http://127.0.0.1:${opsPort}` });
+        await frontTier('mailcue', ['serve'], null);
         layout = 'embedded: 1 process (front + 2 shard threads + pool)';
+      } else if (opts.etcd) {
+        Object.assign(baseEnv, { MAILCUE_ETCD_ENDPOINTS: opts.etcd, MAILCUE_ETCD_PREFIX: `/${path.basename(dir)}/`, MAILCUE_LOG_LEVEL: 'info' });
+        for (let id = 0; id < shardCount; id++) processes.push(await startClusterShard(dir, baseEnv, opts.nodeArgs ?? [], id));
+        for (let f = 0; f < fronts; f++) await frontTier(`mailcue-front-${f}`, ['front'], opts.frontPoolThreads ?? 1);
+        layout = `etcd cluster: ${fronts} front + ${shardCount} shard processes`;
       } else {
-        const shardCount = 2;
         const map: string[] = [];
         for (let id = 0; id < shardCount; id++) {
           const sock = path.join(dir, `shard-${id}.sock`);
           map.push(`${id}=unix:${sock}`);
           processes.push(start(`mailcue-shard-${id}`, 'node', node('shard', '--id', String(id), '--listen', `unix:${sock}`, '--data', path.join(dir, 'data', `shard-${id}`)), { env: baseEnv }));
         }
-        for (let f = 0; f < fronts; f++) {
-          const httpPort = await freePort();
-          const smtpPort = await freePort();
-          const opsPort = await freePort();
-          const base = `http://127.0.0.1:${httpPort}`;
-          processes.push(start(`mailcue-front-${f}`, 'node', node('front', '--shards', map.join(',')), {
-            env: {
-              ...baseEnv, MAILCUE_HTTP_PORT: String(httpPort), MAILCUE_SMTP_PORT: String(smtpPort), MAILCUE_OPS_PORT: String(opsPort),
-              MAILCUE_PUBLIC_URL: base, MAILCUE_POOL_THREADS: '1',
-            },
-          }));
-          endpoints.push({ httpPort, smtpPort, base, ops: `http://127.0.0.1:${opsPort}` });
-        }
+        for (let f = 0; f < fronts; f++) await frontTier(`mailcue-front-${f}`, ['front', '--shards', map.join(',')], opts.frontPoolThreads ?? 1);
         layout = `cluster: ${fronts} front + ${shardCount} shard processes`;
       }
-      const mc = new Mailcue(dir, adminToken, processes, endpoints, layout);
+      const mc = new Mailcue(dir, adminToken, processes, endpoints, layout, baseEnv, opts.nodeArgs ?? []);
       for (const e of endpoints) {
         await waitFor(`Mailcue ready at ${e.base}`, async () => {
           const dead = processes.find((p) => p.exited);
@@ -135,6 +145,14 @@ export class Mailcue {
       rmSync(dir, { recursive: true, force: true });
       throw err;
     }
+  }
+
+  /** An etcd cluster: starts member `shard-${id}`, which joins and takes its slots. */
+  async addShard(id: number): Promise<Child> {
+    if (!this.env.MAILCUE_ETCD_ENDPOINTS) throw new Error('addShard() needs a cluster started with etcd');
+    const child = await startClusterShard(this.dir, this.env, this.nodeArgs, id);
+    this.processes.unshift(child);
+    return child;
   }
 
   /** Creates a Growth account and returns its API key. */
@@ -162,8 +180,14 @@ export class Mailcue {
   }
 
   async stop(): Promise<void> {
-    // Fronts first, then shards (the order of a graceful cluster stop).
+    // Fronts first, then shards (the order of a graceful cluster stop); shards added later are first in the list.
     for (const p of [...this.processes].reverse()) await stop(p, 10_000);
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** `mailcue shard --id shard-N` of an etcd cluster, on a free loopback port. */
+async function startClusterShard(dir: string, env: Record<string, string>, nodeArgs: string[], id: number): Promise<Child> {
+  const port = await freePort();
+  return start(`mailcue-shard-${id}`, 'node', [...nodeArgs, CLI, 'shard', '--id', `shard-${id}`, '--listen', `127.0.0.1:${port}`, '--data', path.join(dir, 'data', `shard-${id}`)], { env });
 }

@@ -1,6 +1,6 @@
 // Child processes of the bench: spawning (with a raised open-file limit when allowed), stopping by
 // PID (SIGTERM, then SIGKILL), and reading CPU time and RSS from /proc.
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 
@@ -159,5 +159,14 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     }
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(everyMs);
+  }
+}
+
+/** `git ARGS` in the checkout, trimmed; 'unknown' when git fails (results name their commit). */
+export function git(...args: string[]): string {
+  try {
+    return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
   }
 }
