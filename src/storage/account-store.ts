@@ -1,39 +1,40 @@
 // Accounts by id, and the custom-domain slots each account holds (counted atomically on the
-// account's shard). Key layouts: accounts id → record; account_domains [account_id, domain] → 1.
+// account's shard). Key layouts (keys.ts): accounts [slot(id), id] → record; account_domains
+// [slot(account_id), account_id, domain] → 1.
 import type { Database, RootDatabase } from 'lmdb';
 import type { AccountRecord } from '../contract/model.js';
-import { openDb, prefixRange, type Key } from './keys.js';
+import { inSlot, openDb, prefixRange, type Key } from './keys.js';
 
 export class AccountStore {
-  private readonly accounts: Database<AccountRecord, string>;
+  private readonly accounts: Database<AccountRecord, Key>;
   private readonly slots: Database<number, Key>;
 
   constructor(root: RootDatabase) {
-    this.accounts = openDb<AccountRecord, string>(root, 'accounts');
+    this.accounts = openDb<AccountRecord>(root, 'accounts');
     this.slots = openDb<number>(root, 'account_domains');
   }
 
   get(id: string): AccountRecord | undefined {
-    return this.accounts.get(id);
+    return this.accounts.get(inSlot(id, id));
   }
 
   put(record: AccountRecord): Promise<boolean> {
-    return this.accounts.put(record.id, record);
+    return this.accounts.put(inSlot(record.id, record.id), record);
   }
 
   holdsDomain(accountId: string, domain: string): boolean {
-    return this.slots.get([accountId, domain]) !== undefined;
+    return this.slots.get(inSlot(accountId, accountId, domain)) !== undefined;
   }
 
   domainCount(accountId: string): number {
-    return this.slots.getKeysCount(prefixRange([accountId]));
+    return this.slots.getKeysCount(prefixRange(inSlot(accountId, accountId)));
   }
 
   holdDomain(accountId: string, domain: string): void {
-    void this.slots.put([accountId, domain], 1);
+    void this.slots.put(inSlot(accountId, accountId, domain), 1);
   }
 
   releaseDomain(accountId: string, domain: string): void {
-    void this.slots.remove([accountId, domain]);
+    void this.slots.remove(inSlot(accountId, accountId, domain));
   }
 }

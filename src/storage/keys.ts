@@ -1,13 +1,86 @@
-// Key helpers shared by the typed stores. lmdb orders array keys element by element, so a prefix
-// of an array key bounds a contiguous range. Only src/storage/ builds keys.
+// Every database of a shard's LMDB env and how its keys are built; only src/storage/ builds keys.
+// A slot-bound key is [slot, ...] (DESIGN.md §8 "Storage"): its record's slot first, so a slot's
+// records are one contiguous range in each database and a slot moves or drops as a range scan.
+// lmdb orders array keys element by element, so any prefix of an array key bounds a range.
 import type { Database, RootDatabase } from 'lmdb';
+import { SLOT_COUNT, slotOf } from '../cluster/slots.js';
 import type { Oplog } from './oplog.js';
+import type { SlotIndex } from './slot-index.js';
 
 export type Key = string | (string | number)[];
+
+/**
+ * The slot-bound databases, in snapshot order, with the routing key their slot comes from
+ * (DESIGN.md §1 ownership). Webhooks and their indexes, deliveries and outbox entries live in their
+ * inbox's slot; OAuth tokens in their account's. Shard-wide databases are not listed here:
+ * `webhook_keys` (a cache of each account's sealed API key, sent along with a slot's webhooks),
+ * `slot_index` (derived, see slot-index.ts), `oplog` (keyed [slot, seq] itself) and `meta`.
+ */
+export const SLOT_DATABASES = [
+  'accounts', // [slot(id), id]
+  'account_domains', // [slot(account_id), account_id, domain]
+  'oauth_tokens', // [slot(account_id), hash]
+  'inboxes', // [slot(address), address]
+  'inboxes_by_account', // [slot(address), account_id, address]
+  'messages', // [slot(address), address, message_id]
+  'message_digests', // [slot(address), address, 'd' | 'm', …]
+  'raw', // [slot(address), address, message_id]: sources of the layout before raw_shared
+  'raw_shared', // [slot(address), message_id]: one copy per slot of its recipients
+  'raw_refs', // [slot(address), message_id] → how many messages of the slot share it
+  'domains', // [slot(domain), domain, account_id]
+  'domains_by_account', // [slot(domain), account_id, domain]
+  'webhooks', // [slot(inbox), id]
+  'webhooks_by_inbox', // [slot(inbox), inbox, id]
+  'webhooks_by_account', // [slot(inbox), account_id, id]
+  'webhook_deliveries', // [slot(inbox), id, at_ms, event_id, attempt]
+  'outbox', // [slot(inbox), due_ms, event_id]
+] as const;
+
+const SLOT_BOUND = new Set<string>(SLOT_DATABASES);
+/** Databases whose values are raw bytes (opened with binary encoding). */
+export const BINARY_DATABASES: ReadonlySet<string> = new Set(['raw', 'raw_shared']);
+
+export function isSlotBound(db: string): boolean {
+  return SLOT_BOUND.has(db);
+}
+
+/** Slots of recent routing keys: a SHA-256 costs ~1.5 µs, a map hit a few dozen ns. */
+const slotCache = new Map<string, number>();
+const SLOT_CACHE_SIZE = 8192;
+
+/** The slot of a routing key (src/cluster/slots.ts), remembered for the next call. */
+export function slotFor(routing: string): number {
+  let slot = slotCache.get(routing);
+  if (slot === undefined) {
+    if (slotCache.size >= SLOT_CACHE_SIZE) slotCache.clear();
+    slot = slotOf(routing);
+    slotCache.set(routing, slot);
+  }
+  return slot;
+}
+
+/** A slot-bound key: the slot of `routing`, then `parts`. */
+export function inSlot(routing: string, ...parts: (string | number)[]): (string | number)[] {
+  return [slotFor(routing), ...parts];
+}
+
+/** The slot a slot-bound key starts with; throws on a key without one (a store bug, never data). */
+export function slotOfKey(db: string, key: Key): number {
+  const slot = Array.isArray(key) ? key[0] : undefined;
+  if (typeof slot !== 'number' || !Number.isInteger(slot) || slot < 0 || slot >= SLOT_COUNT) {
+    throw new Error(`${db}: key ${JSON.stringify(key)} does not start with a slot`);
+  }
+  return slot;
+}
 
 /** Range bounds covering every key that starts with `prefix`. */
 export function prefixRange(prefix: (string | number)[]): { start: Key; end: Key } {
   return { start: [...prefix], end: [...prefix, '\uffff'] };
+}
+
+/** Range bounds covering every key of one slot. */
+export function slotRange(slot: number): { start: Key; end: Key } {
+  return { start: [slot], end: [slot + 1] };
 }
 
 /** The element at `index` of every key under `prefix`, in key order. */
@@ -17,21 +90,57 @@ export function keyParts<V>(db: Database<V, Key>, prefix: (string | number)[], i
   return out;
 }
 
+/**
+ * The entries of a range in batches of at most `size`, each read whole before it is handed out, so
+ * the caller may write (even remove what it was given) between batches; the next batch starts
+ * after the last key of the one before.
+ */
+export function* batches<V>(db: Database<V, Key>, range: { start?: Key; end?: Key }, size: number): Generator<{ key: Key; value: V }[]> {
+  for (let start = range.start, exclusiveStart = false; ; exclusiveStart = true) {
+    const batch = [...db.getRange({ start, end: range.end, exclusiveStart, limit: size })];
+    if (batch.length > 0) yield batch;
+    if (batch.length < size) return;
+    start = batch[batch.length - 1]!.key;
+  }
+}
+
+/** The keys of a range in batches, as batches() (values are not read). */
+export function* keyBatches(db: Database<unknown, Key>, range: { start?: Key; end?: Key }, size: number): Generator<Key[]> {
+  for (let start = range.start, exclusiveStart = false; ; exclusiveStart = true) {
+    const batch = [...db.getKeys({ start, end: range.end, exclusiveStart, limit: size })];
+    if (batch.length > 0) yield batch;
+    if (batch.length < size) return;
+    start = batch[batch.length - 1]!;
+  }
+}
+
 /** Entries of a database (for shard stats). */
 export function entryCount(db: Database<unknown, Key> | Database<unknown, string>): number {
   return (db.getStats() as { entryCount: number }).entryCount;
 }
 
-const oplogs = new WeakMap<RootDatabase, Oplog>();
+interface Hooks {
+  oplog: Oplog;
+  index: SlotIndex;
+}
+const hooks = new WeakMap<RootDatabase, Hooks>();
 
-/** Every database opened on `root` from now on logs its slot-bound writes to `oplog`. */
-export function registerOplog(root: RootDatabase, oplog: Oplog): Oplog {
-  oplogs.set(root, oplog);
-  return oplog;
+/** Every database opened on `root` from now on logs its slot-bound writes to `oplog` and keeps `index`. */
+export function registerHooks(root: RootDatabase, oplog: Oplog, index: SlotIndex): void {
+  hooks.set(root, { oplog, index });
 }
 
-export function openDb<V, K extends Key = Key>(root: RootDatabase, name: string, binary = false): Database<V, K> {
-  const db = root.openDB<V, K>(binary ? { name, encoding: 'binary' } : { name });
-  oplogs.get(root)?.attach(name, db as unknown as Database<V, Key>);
+/** The slot index of `root` (stores look records up through it when they do not know the slot). */
+export function slotIndexOf(root: RootDatabase): SlotIndex {
+  const h = hooks.get(root);
+  if (!h) throw new Error('registerHooks() before opening stores');
+  return h.index;
+}
+
+export function openDb<V, K extends Key = Key>(root: RootDatabase, name: string): Database<V, K> {
+  const db = root.openDB<V, K>(BINARY_DATABASES.has(name) ? { name, encoding: 'binary' } : { name });
+  const h = hooks.get(root);
+  h?.oplog.attach(name, db as unknown as Database<V, Key>);
+  h?.index.attach(name, db as unknown as Database<V, Key>);
   return db;
 }

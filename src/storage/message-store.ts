@@ -1,123 +1,136 @@
-// Messages keyed [address, message_id], and their raw RFC 5322 sources keyed by message id alone:
-// one delivery gives every recipient on the shard the same id, so the source is stored once and
-// counted (raw_refs, with the first recipient: in a cluster one delivery's recipients share a slot,
-// so the source travels with that slot), and the last message to go removes it (DESIGN §7). Sources of the layout
-// before that (raw, [address, message_id]) are still read and removed. Message ids sort by arrival
-// time, so an inbox's messages are one contiguous, time-ordered range. Ingest digests (DESIGN §8
-// "Idempotent ingest") index an inbox's messages by what was received: message_digests holds
-// [address, 'd', digest] → message_id and, to remove it with its message, [address, 'm', id] → digest.
+// Messages, their raw RFC 5322 sources and their ingest digests, all in the inbox's slot (keys.ts).
+// One delivery gives every recipient on the shard the same message id, so a source is stored once
+// per slot of its recipients and counted (raw_refs); the last message of the slot to go removes it
+// (DESIGN §7). A slot's messages thus move with their sources. Sources of the layout before that
+// (raw, per message) are still read and removed. Message ids sort by arrival time, so an inbox's
+// messages are one contiguous, time-ordered range. Ingest digests (DESIGN §8 "Idempotent ingest")
+// index an inbox's messages by what was received: message_digests holds [slot, address, 'd',
+// digest] → message_id and, to remove it with its message, [slot, address, 'm', id] → digest.
+// Key layouts: messages [slot(address), address, message_id] → record; raw_shared and raw_refs
+// [slot(address), message_id]; raw [slot(address), address, message_id].
 import type { Database, RootDatabase } from 'lmdb';
 import type { MessageRecord } from '../contract/model.js';
-import { entryCount, openDb, prefixRange, type Key } from './keys.js';
+import { entryCount, inSlot, openDb, prefixRange, slotFor, type Key } from './keys.js';
 
 /** The two kinds of key in message_digests, after the address. */
 const BY_DIGEST = 'd';
 const BY_MESSAGE = 'm';
 
-/** How many messages share a raw source, and the inbox whose slot it belongs to. */
-export interface SourceRefs {
-  readonly copies: number;
-  readonly inbox: string;
-}
-
 export class MessageStore {
   private readonly messages: Database<MessageRecord, Key>;
-  private readonly sources: Database<Buffer, string>;
-  /** A bare count in sources stored before sources had an owner inbox. */
-  private readonly sourceRefs: Database<SourceRefs | number, string>;
+  private readonly sources: Database<Buffer, Key>;
+  private readonly sourceRefs: Database<number, Key>;
   private readonly legacySources: Database<Buffer, Key>;
   private readonly digests: Database<string, Key>;
+  /** The slots of the messages put under one id since the last putSource(): where its source goes. */
+  private putting: { id: string; slots: Map<number, number> } | null = null;
 
   constructor(root: RootDatabase) {
     this.messages = openDb<MessageRecord>(root, 'messages');
-    this.sources = openDb<Buffer, string>(root, 'raw_shared', true);
-    this.sourceRefs = openDb<SourceRefs | number, string>(root, 'raw_refs');
-    this.legacySources = openDb<Buffer>(root, 'raw', true);
+    this.sources = openDb<Buffer>(root, 'raw_shared');
+    this.sourceRefs = openDb<number>(root, 'raw_refs');
+    this.legacySources = openDb<Buffer>(root, 'raw');
     this.digests = openDb<string>(root, 'message_digests');
   }
 
   get(address: string, id: string): MessageRecord | undefined {
-    return this.messages.get([address, id]);
+    return this.messages.get(inSlot(address, address, id));
   }
 
   /** Inside a transaction: a message record (new, or changed). */
   put(message: MessageRecord): void {
-    void this.messages.put([message.inbox, message.id], message);
+    const key = inSlot(message.inbox, message.inbox, message.id);
+    if (this.putting?.id !== message.id) this.putting = { id: message.id, slots: new Map() };
+    const slot = key[0] as number;
+    this.putting.slots.set(slot, (this.putting.slots.get(slot) ?? 0) + 1);
+    void this.messages.put(key, message);
   }
 
   /** The id of the inbox's message received with this ingest digest, if it still holds one. */
   byDigest(address: string, digest: string): string | undefined {
-    return this.digests.get([address, BY_DIGEST, digest]);
+    return this.digests.get(inSlot(address, address, BY_DIGEST, digest));
   }
 
   /** Inside a transaction, with the message: the ingest digest it was received with. */
   putDigest(address: string, id: string, digest: string): void {
-    void this.digests.put([address, BY_DIGEST, digest], id);
-    void this.digests.put([address, BY_MESSAGE, id], digest);
+    void this.digests.put(inSlot(address, address, BY_DIGEST, digest), id);
+    void this.digests.put(inSlot(address, address, BY_MESSAGE, id), digest);
   }
 
-  /** Inside a transaction: the raw source that `copies` new messages of this id share. */
+  /**
+   * Inside a transaction, right after put() of the `copies` new messages of this id (`inbox` is the
+   * first of them): their raw source, stored once in each slot they were put in and counted there,
+   * so that it moves, replicates and drops with each of those slots.
+   */
   putSource(id: string, raw: Uint8Array, copies: number, inbox: string): void {
-    // The count first: the oplog finds the source's slot through it.
-    void this.sourceRefs.put(id, { copies, inbox });
-    void this.sources.put(id, Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
+    const putting = this.putting;
+    this.putting = null;
+    const put = putting?.id === id ? [...putting.slots.values()].reduce((a, b) => a + b, 0) : 0;
+    if (put !== copies || !putting!.slots.has(slotFor(inbox))) {
+      throw new Error(`putSource(${id}): ${copies} copies from ${inbox}, but ${put} messages were just put under this id`);
+    }
+    const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+    for (const [slot, refs] of putting!.slots) {
+      void this.sources.put([slot, id], bytes);
+      void this.sourceRefs.put([slot, id], refs);
+    }
   }
 
   raw(address: string, id: string): Buffer | undefined {
-    return this.sources.getBinary(id) ?? this.legacySources.getBinary([address, id]);
+    const slot = slotFor(address);
+    return this.sources.getBinary([slot, id]) ?? this.legacySources.getBinary([slot, address, id]);
   }
 
   remove(address: string, id: string): void {
-    void this.messages.remove([address, id]);
+    void this.messages.remove(inSlot(address, address, id));
     this.releaseSource(address, id);
-    const digest = this.digests.get([address, BY_MESSAGE, id]);
+    const digest = this.digests.get(inSlot(address, address, BY_MESSAGE, id));
     if (digest === undefined) return;
-    void this.digests.remove([address, BY_MESSAGE, id]);
-    void this.digests.remove([address, BY_DIGEST, digest]);
+    void this.digests.remove(inSlot(address, address, BY_MESSAGE, id));
+    void this.digests.remove(inSlot(address, address, BY_DIGEST, digest));
   }
 
   /** Every message of an inbox and its share of their raw sources. */
   removeInbox(address: string): void {
-    for (const key of this.messages.getKeys(prefixRange([address]))) {
+    for (const key of this.messages.getKeys(prefixRange(inSlot(address, address)))) {
       void this.messages.remove(key);
-      this.releaseSource(address, (key as string[])[1]!);
+      this.releaseSource(address, (key as string[])[2]!);
     }
-    for (const key of this.digests.getKeys(prefixRange([address]))) void this.digests.remove(key);
+    for (const key of this.digests.getKeys(prefixRange(inSlot(address, address)))) void this.digests.remove(key);
   }
 
-  /** Inside a transaction: one message no longer needs its source; the last one removes it. */
+  /** Inside a transaction: one message no longer needs its source; the last one of the slot removes it. */
   private releaseSource(address: string, id: string): void {
-    void this.legacySources.remove([address, id]);
-    const refs = this.sourceRefs.get(id);
+    const slot = slotFor(address);
+    void this.legacySources.remove([slot, address, id]);
+    const refs = this.sourceRefs.get([slot, id]);
     if (refs === undefined) return;
-    const copies = typeof refs === 'number' ? refs : refs.copies;
-    if (copies > 1) {
-      void this.sourceRefs.put(id, typeof refs === 'number' ? copies - 1 : { ...refs, copies: copies - 1 });
+    if (refs > 1) {
+      void this.sourceRefs.put([slot, id], refs - 1);
       return;
     }
-    // The source before its count: the oplog finds the source's slot through the count's inbox.
-    void this.sources.remove(id);
-    void this.sourceRefs.remove(id);
+    void this.sourceRefs.remove([slot, id]);
+    void this.sources.remove([slot, id]);
   }
 
-  /** Stored raw sources (shared ones count once). */
+  /** Stored raw sources (one per slot that shares one). */
   sourceCount(): number {
     return entryCount(this.sources) + entryCount(this.legacySources);
   }
 
   /** The inbox's messages, newest first; with `beforeId`, only those older than it (paging). */
   *newestFirst(address: string, beforeId: string | null = null): Generator<MessageRecord> {
-    const { start, end } = prefixRange([address]);
-    for (const { key, value } of this.messages.getRange({ start: beforeId ? [address, beforeId] : end, end: start, reverse: true })) {
-      if ((key as string[])[1] !== beforeId) yield value;
+    const { start, end } = prefixRange(inSlot(address, address));
+    for (const { key, value } of this.messages.getRange({ start: beforeId ? inSlot(address, address, beforeId) : end, end: start, reverse: true })) {
+      if ((key as string[])[2] !== beforeId) yield value;
     }
   }
 
   /** The inbox's messages newer than `sinceId`, oldest first. */
   *after(address: string, sinceId: string): Generator<MessageRecord> {
-    const { end } = prefixRange([address]);
-    for (const { key, value } of this.messages.getRange({ start: [address, sinceId], end })) {
-      if ((key as string[])[1] !== sinceId) yield value;
+    const { end } = prefixRange(inSlot(address, address));
+    for (const { key, value } of this.messages.getRange({ start: inSlot(address, address, sinceId), end })) {
+      if ((key as string[])[2] !== sinceId) yield value;
     }
   }
 

@@ -1,10 +1,10 @@
 // The per-slot operation log (DESIGN.md §8 "Storage"): every put and remove on a slot-bound
 // database also appends {db, key, value} under [slot, seq] in the same transaction, so a slot can
-// be copied as a snapshot plus the entries written since (slot moves; replication, issue 15).
-// Each database names how to find the routing key of a record; shard-wide caches have none.
+// be copied as a snapshot plus the entries written since (slot moves, replication). The slot is
+// the first element of every slot-bound key (keys.ts); shard-wide databases are not logged.
 import type { Database, RootDatabase } from 'lmdb';
-import { SLOT_COUNT, slotOf } from '../cluster/slots.js';
-import type { Key } from './keys.js';
+import { SLOT_COUNT } from '../cluster/slots.js';
+import { isSlotBound, slotOfKey, type Key } from './keys.js';
 
 /** Entries are kept this long after they are written, then trimmed. */
 export const OPLOG_RETENTION_MS = 60 * 60 * 1000;
@@ -21,42 +21,6 @@ export interface OplogEntry {
   readonly at: number;
 }
 
-/** Finds a record's routing key; `lookup` reads another database (an index finds its webhook). */
-export type Locator = (key: Key, value: unknown, lookup: (db: string, key: Key) => unknown) => string | null | undefined;
-
-const first: Locator = (key) => (Array.isArray(key) ? String(key[0]) : String(key));
-const second: Locator = (key) => (Array.isArray(key) ? String(key[1]) : null);
-const field = (name: string): Locator => (_key, value) => (value as Record<string, string> | undefined)?.[name];
-const webhookInbox = (id: unknown, lookup: (db: string, key: Key) => unknown) =>
-  (lookup('webhooks', String(id)) as { inbox?: string } | undefined)?.inbox;
-
-/**
- * Every slot-bound database and where its routing key is (DESIGN.md §1 ownership: inboxes by
- * address, accounts by id, domains by name; webhooks live with their inbox, tokens with their
- * account). `webhook_keys` is a shard-wide cache of sealed account keys, copied with the webhooks
- * that need it.
- */
-export const SLOT_LOCATORS: Readonly<Record<string, Locator>> = {
-  accounts: first,
-  inboxes: first,
-  inboxes_by_account: second,
-  messages: first,
-  message_digests: first,
-  raw: first,
-  // A shared source goes with the inbox its count names (sources from before that have none).
-  raw_shared: (key, _value, lookup) => (lookup('raw_refs', key) as { inbox?: string } | undefined)?.inbox,
-  raw_refs: (_key, value) => (value as { inbox?: string } | undefined)?.inbox,
-  account_domains: first,
-  domains: first,
-  domains_by_account: second,
-  oauth_tokens: field('account_id'),
-  webhooks: field('inbox'),
-  webhooks_by_inbox: first,
-  webhooks_by_account: (key, _v, lookup) => webhookInbox((key as unknown[])[1], lookup),
-  webhook_deliveries: (key, _v, lookup) => webhookInbox((key as unknown[])[0], lookup),
-  outbox: (_key, value, lookup) => webhookInbox((value as { webhook_id?: string } | undefined)?.webhook_id, lookup),
-};
-
 /** Where a follower's copy of a slot stands: the primary's epoch it copied from and the last entry applied. */
 export interface ReplicaPosition {
   readonly epoch: number;
@@ -72,12 +36,9 @@ export class Oplog {
   private replaying = false;
   /** Called for each entry logged, inside its write transaction (the primary's replication). */
   onAppend: ((slot: number, seq: number) => void) | null = null;
-  /** Webhooks removed in this turn: the indexes removed after them still find their inbox. */
-  private readonly removedWebhooks = new Map<string, string>();
   private readonly trimmer: NodeJS.Timeout;
   private readonly dbs = new Map<string, Database<unknown, Key>>();
   readonly db: Database<OplogEntry, Key>;
-  private readonly lookup = (name: string, key: Key): unknown => this.dbs.get(name)?.get(key);
 
   constructor(root: RootDatabase, private readonly now: () => number = Date.now) {
     this.db = root.openDB<OplogEntry, Key>({ name: 'oplog' });
@@ -100,32 +61,22 @@ export class Oplog {
   /** Hooks put/remove of a database so that each write of a slot-bound record is logged with it. */
   attach<V>(name: string, target: Database<V, Key>): void {
     this.dbs.set(name, target as Database<unknown, Key>);
-    const locate = SLOT_LOCATORS[name];
-    if (!locate) return;
+    if (!isSlotBound(name)) return;
     const put = target.put.bind(target) as (...args: unknown[]) => unknown;
     const remove = target.remove.bind(target) as (...args: unknown[]) => unknown;
-    const lookup = (db: string, key: Key) => (db === 'webhooks' && this.removedWebhooks.has(String(key)) ? { inbox: this.removedWebhooks.get(String(key)) } : this.lookup(db, key));
     (target as unknown as { put: unknown }).put = (key: Key, value: V, ...rest: unknown[]) => {
-      if (!this.replaying) this.append(locate(key, value, lookup), { db: name, key, value, at: this.now() });
+      const slot = slotOfKey(name, key);
+      if (!this.replaying) this.append(slot, { db: name, key, value, at: this.now() });
       return put(key, value, ...rest);
     };
     (target as unknown as { remove: unknown }).remove = (key: Key, ...rest: unknown[]) => {
-      const old = target.get(key);
-      const routing = locate(key, old, lookup);
-      if (name === 'webhooks' && routing) this.rememberRemovedWebhook(String(key), routing);
-      if (old !== undefined && !this.replaying) this.append(routing, { db: name, key, del: true, at: this.now() });
+      const slot = slotOfKey(name, key);
+      if (!this.replaying && target.get(key) !== undefined) this.append(slot, { db: name, key, del: true, at: this.now() });
       return remove(key, ...rest);
     };
   }
 
-  private rememberRemovedWebhook(id: string, inbox: string): void {
-    if (this.removedWebhooks.size === 0) setImmediate(() => this.removedWebhooks.clear());
-    this.removedWebhooks.set(id, inbox);
-  }
-
-  private append(routing: string | null | undefined, entry: OplogEntry): void {
-    if (routing === null || routing === undefined) return;
-    const slot = slotOf(routing);
+  private append(slot: number, entry: OplogEntry): void {
     const seq = ++this.seqs[slot]!;
     void this.db.put([slot, seq], entry);
     this.onAppend?.(slot, seq);

@@ -1,16 +1,16 @@
 // Embedded data dirs route keys by slot over MAILCUE_SHARD_COUNT worker shards. A data dir made
 // before slots (keys placed by the old hash ring), or started with another shard count, has records
-// on the wrong shard: on first start they are moved, record by record, to the shard that owns their
+// on the wrong shard: on first start they are moved, slot by slot, to the shard that owns their
 // slot, before any shard serves. `slots.json` in the data dir records the layout it now has.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { slotOf } from '../cluster/slots.js';
-import { SLOT_LOCATORS } from './oplog.js';
+import { SLOT_COUNT } from '../cluster/slots.js';
 import { openShardStore, type ShardStore } from './shard-store.js';
-import type { Key } from './keys.js';
+import { applySlotEntries, dropSlot, readSlotPage, type SlotCursor } from './slot-data.js';
 
 const LAYOUT_FILE = 'slots.json';
-const BATCH = 1000;
+/** Records copied per transaction (a slot's snapshot page). */
+const PAGE_BYTES = 4 * 1024 * 1024;
 
 interface Layout {
   slots: number;
@@ -32,9 +32,13 @@ export async function relocateToSlots(dataDir: string, shards: number, owners: r
   let moved = 0;
   if (present.length > 0) {
     const ids = [...new Set([...present, ...Array.from({ length: shards }, (_, i) => i)])];
+    // Opening a store rewrites an older key layout first, so records are found by slot below.
     const stores = new Map<number, ShardStore>(ids.map((id) => [id, openShardStore(shardDir(id))]));
     try {
-      for (const [id, store] of stores) moved += await relocateFrom(id, store, stores, owners);
+      for (let slot = 0; slot < SLOT_COUNT; slot++) {
+        const to = stores.get(owners[slot]!)!;
+        for (const [id, from] of stores) if (id !== owners[slot]) moved += await moveSlot(from, to, slot);
+      }
     } finally {
       for (const store of stores.values()) await store.close();
     }
@@ -43,30 +47,18 @@ export async function relocateToSlots(dataDir: string, shards: number, owners: r
   return { moved, from: have ? `${have.shards} slot-routed shards` : 'the hash-ring layout' };
 }
 
-async function relocateFrom(id: number, source: ShardStore, stores: Map<number, ShardStore>, owners: readonly number[]): Promise<number> {
-  const lookup = (db: string, key: Key) => source.oplog.database(db).get(key);
-  const out: { to: number; db: string; key: Key; value: unknown }[] = [];
-  for (const [name, locate] of Object.entries(SLOT_LOCATORS)) {
-    for (const { key, value } of source.oplog.database(name).getRange({})) {
-      const routing = locate(key, value, lookup);
-      if (routing === null || routing === undefined) continue;
-      const to = owners[slotOf(routing)]!;
-      if (to !== id) out.push({ to, db: name, key, value });
-    }
-  }
-  // Sealed webhook keys are a shard-wide cache: every shard gets every account's.
-  for (const { key, value } of source.oplog.database('webhook_keys').getRange({})) {
-    for (const [other, store] of stores) if (other !== id) await store.oplog.database('webhook_keys').put(key, value);
-  }
-  for (let i = 0; i < out.length; i += BATCH) {
-    const batch = out.slice(i, i + BATCH);
-    for (const [to, store] of stores) {
-      const mine = batch.filter((r) => r.to === to);
-      if (mine.length > 0) await store.transaction(() => { for (const r of mine) void store.oplog.database(r.db).put(r.key, r.value); });
-    }
-    // Indexes before the webhooks they point at, so the oplog still finds their inbox.
-    const removals = [...batch].sort((a, b) => (a.db === 'webhooks' ? 1 : 0) - (b.db === 'webhooks' ? 1 : 0));
-    await source.transaction(() => { for (const r of removals) void source.oplog.database(r.db).remove(r.key); });
-  }
-  return out.length;
+/** Copies one slot's records (and the sealed keys its webhooks sign with) from one shard to another, then drops them there. */
+async function moveSlot(from: ShardStore, to: ShardStore, slot: number): Promise<number> {
+  let cursor: SlotCursor | null = null;
+  let records = 0;
+  do {
+    const page = readSlotPage(from, slot, cursor, PAGE_BYTES);
+    const own = page.records.filter((r) => r.db !== 'webhook_keys');
+    if (cursor === null && own.length === 0) return 0;
+    await applySlotEntries(to, page.records);
+    records += own.length;
+    cursor = page.next;
+  } while (cursor !== null);
+  await dropSlot(from, slot);
+  return records;
 }

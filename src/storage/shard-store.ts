@@ -1,16 +1,19 @@
 // The only importer of lmdb. One env per shard and one typed store per record kind; each store
-// opens its databases and builds its keys itself. The shard is the single writer: every
-// read-modify-write runs inside `transaction()`, which lmdb-js batches per event turn and resolves
-// after the commit.
+// opens its databases and builds its keys itself (layouts in keys.ts). The shard is the single
+// writer: every read-modify-write runs inside `transaction()`, which lmdb-js batches per event turn
+// and resolves after the commit. An env of an older key layout is rewritten first (key-layout.ts).
 import { open } from 'lmdb';
 import { mkdirSync } from 'node:fs';
+import { createLogger } from '../obs/logger.js';
 import { AccountStore } from './account-store.js';
 import { DomainStore } from './domain-store.js';
 import { InboxStore } from './inbox-store.js';
-import { registerOplog } from './keys.js';
+import { migrateKeyLayout } from './key-layout.js';
+import { registerHooks } from './keys.js';
 import { MessageStore } from './message-store.js';
 import { Oplog } from './oplog.js';
 import { OutboxStore } from './outbox-store.js';
+import { SlotIndex } from './slot-index.js';
 import { TokenStore } from './token-store.js';
 import { WebhookStore } from './webhook-store.js';
 
@@ -33,8 +36,12 @@ export interface ShardStore {
 export function openShardStore(dir: string): ShardStore {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const root = open({ path: dir, maxDbs: 32, mapSize: 2 ** 34, compression: false });
-  // Before any store opens its databases: openDb() hooks each slot-bound one to the oplog.
-  const oplog = registerOplog(root, new Oplog(root));
+  const migrated = migrateKeyLayout(root, dir);
+  if (migrated) createLogger('info', 'storage').info({ dir, ...migrated }, 'data rewritten with slot-prefixed keys');
+  // Before any store opens its databases: openDb() hooks each slot-bound one to the oplog, and the
+  // databases looked up without their slot to the slot index.
+  const oplog = new Oplog(root);
+  registerHooks(root, oplog, new SlotIndex(root));
   return {
     accounts: new AccountStore(root),
     tokens: new TokenStore(root),

@@ -1,10 +1,10 @@
-// A slot's data as a stream of records: the snapshot side of a slot move. Records are found by
-// their routing key (SLOT_LOCATORS), page by page with a cursor, so no message carries more than
-// about `maxBytes` (DESIGN.md §7: bounded stream messages). The receiving shard applies pages and
-// oplog entries with `applySlotEntries`; the giving one drops the slot with `dropSlot`.
-import { slotOf } from '../cluster/slots.js';
-import { approxBytes, SLOT_LOCATORS } from './oplog.js';
-import type { Key } from './keys.js';
+// A slot's data as a stream of records: the snapshot side of a slot move or of a follower's first
+// copy. Every slot-bound key starts with its slot (keys.ts), so a slot is one range per database,
+// read page by page with a cursor so that no message carries more than about `maxBytes`
+// (DESIGN.md §7: bounded stream messages). The receiving shard applies pages and oplog entries
+// with `applySlotEntries`; the giving one drops the slot with `dropSlot`.
+import { approxBytes } from './oplog.js';
+import { BINARY_DATABASES, keyBatches, SLOT_DATABASES, slotRange, type Key } from './keys.js';
 import type { ShardStore } from './shard-store.js';
 
 export interface SlotRecord {
@@ -20,31 +20,19 @@ export interface SlotCursor {
   readonly after: Key | null;
 }
 
-/** Databases in snapshot order; webhook_keys last, derived from the webhooks sent. */
-const SNAPSHOT_DBS = Object.keys(SLOT_LOCATORS);
-
-function lookupIn(store: ShardStore) {
-  return (db: string, key: Key) => store.oplog.database(db).get(key);
-}
-
-function sameKey(a: Key, b: Key): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
+/** Records removed per transaction when a slot is dropped. */
+const DROP_BATCH = 2000;
 
 /** One page of the slot's records from `cursor` (null: the start); `next` is null after the last page. */
 export function readSlotPage(store: ShardStore, slot: number, cursor: SlotCursor | null, maxBytes: number): { records: SlotRecord[]; next: SlotCursor | null } {
   const records: SlotRecord[] = [];
-  const lookup = lookupIn(store);
+  const { start, end } = slotRange(slot);
   let bytes = 0;
-  for (let d = cursor?.db ?? 0; d < SNAPSHOT_DBS.length; d++) {
-    const name = SNAPSHOT_DBS[d]!;
-    const locate = SLOT_LOCATORS[name]!;
+  for (let d = cursor?.db ?? 0; d < SLOT_DATABASES.length; d++) {
+    const name = SLOT_DATABASES[d]!;
     const after = d === cursor?.db ? cursor.after : null;
-    const range = after === null ? {} : { start: after };
+    const range = after === null ? { start, end } : { start: after, end, exclusiveStart: true };
     for (const { key, value } of store.oplog.database(name).getRange(range)) {
-      if (after !== null && sameKey(key, after)) continue;
-      const routing = locate(key, value, lookup);
-      if (routing === null || routing === undefined || slotOf(routing) !== slot) continue;
       records.push({ db: name, key, value });
       bytes += approxBytes(value) + 64;
       if (bytes >= maxBytes) return { records, next: { db: d, after: key } };
@@ -53,10 +41,7 @@ export function readSlotPage(store: ShardStore, slot: number, cursor: SlotCursor
   // The sealed keys of the accounts whose webhooks live in the slot: deliveries are signed with them.
   const keys = store.oplog.database('webhook_keys');
   const accounts = new Set<string>();
-  for (const { value } of store.oplog.database('webhooks').getRange({})) {
-    const w = value as { inbox: string; account_id: string };
-    if (slotOf(w.inbox) === slot) accounts.add(w.account_id);
-  }
+  for (const { value } of store.oplog.database('webhooks').getRange({ start, end })) accounts.add((value as { account_id: string }).account_id);
   for (const account of accounts) {
     const sealed = keys.get(account);
     if (sealed !== undefined) records.push({ db: 'webhook_keys', key: account, value: sealed });
@@ -68,7 +53,7 @@ function writeRecords(store: ShardStore, records: readonly SlotRecord[]): void {
   for (const r of records) {
     const db = store.oplog.database(r.db);
     if (r.del) db.remove(r.key);
-    else db.put(r.key, r.db === 'raw' ? Buffer.from(r.value as Uint8Array) : r.value);
+    else db.put(r.key, BINARY_DATABASES.has(r.db) ? Buffer.from(r.value as Uint8Array) : r.value);
   }
 }
 
@@ -80,18 +65,18 @@ export function applySlotEntries(store: ShardStore, records: readonly SlotRecord
   return store.transaction(() => (logged ? writeRecords(store, records) : store.oplog.unlogged(() => writeRecords(store, records))));
 }
 
-/** Removes every record of the slot (after it moved away, or before a fresh copy), page by page. */
+/** Removes every record of the slot (after it moved away, or before a fresh copy), in bounded transactions. */
 export async function dropSlot(store: ShardStore, slot: number, logged = true): Promise<number> {
   let removed = 0;
-  for (;;) {
-    const { records } = readSlotPage(store, slot, null, 4 * 1024 * 1024);
-    const own = records.filter((r) => r.db !== 'webhook_keys');
-    if (own.length === 0) return removed;
-    // Indexes before the webhooks they point at, so their locators still resolve.
-    own.sort((a, b) => (a.db === 'webhooks' ? 1 : 0) - (b.db === 'webhooks' ? 1 : 0));
-    await applySlotEntries(store, own.map((r) => ({ db: r.db, key: r.key, del: true })), logged);
-    removed += own.length;
+  for (const name of SLOT_DATABASES) {
+    const db = store.oplog.database(name);
+    for (const batch of keyBatches(db, slotRange(slot), DROP_BATCH)) {
+      const remove = () => { for (const key of batch) void db.remove(key); };
+      await store.transaction(() => (logged ? remove() : store.oplog.unlogged(remove)));
+      removed += batch.length;
+    }
   }
+  return removed;
 }
 
 /** A replicated oplog entry as it travels from primary to follower. */

@@ -1,7 +1,9 @@
 // OAuth authorization codes, access and refresh tokens, stored only by the SHA-256 hash of the
-// secret. Key layout: oauth_tokens hash → record.
+// secret. Key layout (keys.ts): oauth_tokens [slot(account_id), hash] → record; a hash finds its
+// slot through the slot index.
 import type { Database, RootDatabase } from 'lmdb';
-import { entryCount, openDb } from './keys.js';
+import { entryCount, inSlot, openDb, slotIndexOf, type Key } from './keys.js';
+import type { SlotIndex } from './slot-index.js';
 
 export interface TokenRecord {
   account_id: string;
@@ -17,22 +19,31 @@ export interface TokenRecord {
 }
 
 export class TokenStore {
-  private readonly tokens: Database<TokenRecord, string>;
+  private readonly tokens: Database<TokenRecord, Key>;
+  private readonly index: SlotIndex;
 
   constructor(root: RootDatabase) {
-    this.tokens = openDb<TokenRecord, string>(root, 'oauth_tokens');
+    this.tokens = openDb<TokenRecord>(root, 'oauth_tokens');
+    this.index = slotIndexOf(root);
+  }
+
+  private key(hash: string): Key | undefined {
+    const slot = this.index.slot('oauth_tokens', [hash]);
+    return slot === undefined ? undefined : [slot, hash];
   }
 
   get(hash: string): TokenRecord | undefined {
-    return this.tokens.get(hash);
+    const key = this.key(hash);
+    return key === undefined ? undefined : this.tokens.get(key);
   }
 
   put(hash: string, record: TokenRecord): Promise<boolean> {
-    return this.tokens.put(hash, record);
+    return this.tokens.put(inSlot(record.account_id, hash), record);
   }
 
   remove(hash: string): void {
-    void this.tokens.remove(hash);
+    const key = this.key(hash);
+    if (key !== undefined) void this.tokens.remove(key);
   }
 
   /** Inside a transaction: removes every record `stale` picks; answers how many. */

@@ -1,60 +1,74 @@
 // Webhooks by id with their inbox and account indexes, the sealed API key each account signs
-// with, and the delivery log of each webhook. Key layouts: webhooks id → record;
-// webhooks_by_inbox [inbox, id] → 1; webhooks_by_account [account_id, id] → 1; webhook_keys
-// account_id → sealed key; webhook_deliveries [id, at_ms, event_id, attempt] → log entry.
+// with, and the delivery log of each webhook. A webhook and everything about it lives in its
+// inbox's slot; an id or an account finds its slot through the slot index. Key layouts (keys.ts):
+// webhooks [slot, id] → record; webhooks_by_inbox [slot, inbox, id] → 1; webhooks_by_account
+// [slot, account_id, id] → 1; webhook_deliveries [slot, id, at_ms, event_id, attempt] → log entry;
+// webhook_keys account_id → sealed key (shard-wide: not slot-bound, a slot's snapshot carries the
+// keys of the accounts whose webhooks it holds).
 import type { Database, RootDatabase } from 'lmdb';
 import type { DeliveryLog, WebhookRecord } from '../contract/model.js';
-import { keyParts, openDb, prefixRange, type Key } from './keys.js';
+import { inSlot, keyParts, openDb, prefixRange, slotIndexOf, type Key } from './keys.js';
+import type { SlotIndex } from './slot-index.js';
 
 export class WebhookStore {
-  private readonly webhooks: Database<WebhookRecord, string>;
+  private readonly webhooks: Database<WebhookRecord, Key>;
   private readonly byInbox: Database<number, Key>;
   private readonly byAccount: Database<number, Key>;
   private readonly keys: Database<Uint8Array, string>;
   private readonly log: Database<DeliveryLog, Key>;
+  private readonly index: SlotIndex;
 
   constructor(root: RootDatabase) {
-    this.webhooks = openDb<WebhookRecord, string>(root, 'webhooks');
+    this.webhooks = openDb<WebhookRecord>(root, 'webhooks');
     this.byInbox = openDb<number>(root, 'webhooks_by_inbox');
     this.byAccount = openDb<number>(root, 'webhooks_by_account');
     this.keys = openDb<Uint8Array, string>(root, 'webhook_keys');
     this.log = openDb<DeliveryLog>(root, 'webhook_deliveries');
+    this.index = slotIndexOf(root);
+  }
+
+  /** The slot of a webhook this shard holds. */
+  slotOf(id: string): number | undefined {
+    return this.index.slot('webhooks', [id]);
   }
 
   get(id: string): WebhookRecord | undefined {
-    return this.webhooks.get(id);
+    const slot = this.slotOf(id);
+    return slot === undefined ? undefined : this.webhooks.get([slot, id]);
   }
 
   create(webhook: WebhookRecord): void {
-    void this.webhooks.put(webhook.id, webhook);
-    void this.byInbox.put([webhook.inbox, webhook.id], 1);
-    void this.byAccount.put([webhook.account_id, webhook.id], 1);
+    void this.webhooks.put(inSlot(webhook.inbox, webhook.id), webhook);
+    void this.byInbox.put(inSlot(webhook.inbox, webhook.inbox, webhook.id), 1);
+    void this.byAccount.put(inSlot(webhook.inbox, webhook.account_id, webhook.id), 1);
   }
 
   update(webhook: WebhookRecord): void {
-    void this.webhooks.put(webhook.id, webhook);
+    void this.webhooks.put(inSlot(webhook.inbox, webhook.id), webhook);
   }
 
   /** The webhook, its index entries and its delivery log. */
   remove(webhook: WebhookRecord): void {
-    void this.webhooks.remove(webhook.id);
-    void this.byInbox.remove([webhook.inbox, webhook.id]);
-    void this.byAccount.remove([webhook.account_id, webhook.id]);
-    for (const key of this.log.getKeys(prefixRange([webhook.id]))) void this.log.remove(key);
+    void this.webhooks.remove(inSlot(webhook.inbox, webhook.id));
+    void this.byInbox.remove(inSlot(webhook.inbox, webhook.inbox, webhook.id));
+    void this.byAccount.remove(inSlot(webhook.inbox, webhook.account_id, webhook.id));
+    for (const key of this.log.getKeys(prefixRange(inSlot(webhook.inbox, webhook.id)))) void this.log.remove(key);
   }
 
   idsForInbox(inbox: string): string[] {
-    return keyParts(this.byInbox, [inbox], 1);
+    return keyParts(this.byInbox, inSlot(inbox, inbox), 2);
   }
 
   idsForAccount(accountId: string): string[] {
-    return keyParts(this.byAccount, [accountId], 1);
+    const out: string[] = [];
+    for (const { parts } of this.index.entries('webhooks_by_account', [accountId])) out.push(parts[1] as string);
+    return out;
   }
 
   /** Every inbox that has a webhook on this shard. */
   watchedInboxes(): Set<string> {
     const out = new Set<string>();
-    for (const key of this.byInbox.getKeys({})) out.add((key as string[])[0]!);
+    for (const key of this.byInbox.getKeys({})) out.add((key as string[])[1]!);
     return out;
   }
 
@@ -66,11 +80,13 @@ export class WebhookStore {
     return this.keys.put(accountId, sealed);
   }
 
-  /** Appends to the webhook's log and keeps only its newest `keep` entries. */
+  /** Appends to the log of a webhook this shard holds and keeps only its newest `keep` entries. */
   logDelivery(webhookId: string, atMs: number, eventId: string, attempt: number, entry: DeliveryLog, keep: number): void {
-    void this.log.put([webhookId, atMs, eventId, attempt], entry);
+    const slot = this.slotOf(webhookId);
+    if (slot === undefined) return;
+    void this.log.put([slot, webhookId, atMs, eventId, attempt], entry);
     let n = 0;
-    const { start, end } = prefixRange([webhookId]);
+    const { start, end } = prefixRange([slot, webhookId]);
     for (const key of this.log.getKeys({ start: end, end: start, reverse: true })) {
       if (++n > keep) void this.log.remove(key);
     }
@@ -78,7 +94,9 @@ export class WebhookStore {
 
   /** The webhook's newest log entries first. */
   deliveries(webhookId: string, limit: number): DeliveryLog[] {
-    const { start, end } = prefixRange([webhookId]);
+    const slot = this.slotOf(webhookId);
+    if (slot === undefined) return [];
+    const { start, end } = prefixRange([slot, webhookId]);
     const out: DeliveryLog[] = [];
     for (const { value } of this.log.getRange({ start: end, end: start, reverse: true, limit })) out.push(value);
     return out;

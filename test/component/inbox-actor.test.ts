@@ -1,4 +1,4 @@
-// Component: the InboxActor on a real LMDB store. Deliveries to several recipients on one shard
+// Component: the InboxActor on a real LMDB store. Deliveries to several recipients of one slot
 // share one stored source, a long-poll parked between a delivery's commit and its wake-up is
 // never answered with the message its caller already has (a latch holds the actor in that gap),
 // and a delivery an inbox already holds (same ingest digest) is not stored there again.
@@ -89,25 +89,39 @@ test('inbox actor - a long-poll parked with since=X between the commit of X and 
   t.not(answer.message?.id, x);
 });
 
-test('inbox actor - one delivery to several inboxes of a shard stores the raw source once, until the last copy goes', async (t) => {
+/** An address at x.test in the given slot (searched in order, so always the same one). */
+function addressInSlot(slot: number, not: string): string {
+  for (let i = 0; i < 100_000; i++) {
+    const address = `s${i}@x.test`;
+    if (address !== not && slotOf(address) === slot) return address;
+  }
+  throw new Error(`no address in slot ${slot}`);
+}
+
+test('inbox actor - one delivery to several inboxes of a shard stores the raw source once per slot of its recipients, until the last copy there goes', async (t) => {
   const { actor, store } = setup(t);
-  const addresses = ['a@x.test', 'b@x.test', 'c@x.test'];
-  for (const a of addresses) await createInbox(actor, a);
+  // a and b share a slot; c is in another: its copy moves with its slot (keys start with the slot).
+  const a = 'a@x.test';
+  const b = addressInSlot(slotOf(a), a);
+  const c = slotOf('c@x.test') === slotOf(a) ? addressInSlot((slotOf(a) + 1) % 1024, a) : 'c@x.test';
+  const addresses = [a, b, c];
+  for (const address of addresses) await createInbox(actor, address);
   const raw = Buffer.alloc(64 * 1024, 'x');
   const result = await deliver(actor, [...addresses, 'gone@x.test'], 'shared', raw);
   t.deepEqual(result.delivered, addresses);
   t.deepEqual(result.gone, ['gone@x.test']);
-  t.is(store.messages.sourceCount(), 1);
-  for (const a of addresses) {
-    const bytes = (await actor.handle({ type: 'message.raw', accountId: ACCOUNT, address: a, id: result.id }, scope())) as Uint8Array;
+  t.is(store.messages.sourceCount(), 2, "one in a and b's slot, one in c's");
+  for (const address of addresses) {
+    const bytes = (await actor.handle({ type: 'message.raw', accountId: ACCOUNT, address, id: result.id }, scope())) as Uint8Array;
     t.true(Buffer.from(bytes).equals(raw));
   }
-  await actor.handle({ type: 'message.delete', accountId: ACCOUNT, address: 'a@x.test', id: result.id }, scope());
-  await actor.handle({ type: 'inbox.delete', accountId: ACCOUNT, address: 'b@x.test' }, scope());
-  t.is(store.messages.sourceCount(), 1, 'c still holds the source');
-  const left = (await actor.handle({ type: 'message.raw', accountId: ACCOUNT, address: 'c@x.test', id: result.id }, scope())) as Uint8Array;
+  await actor.handle({ type: 'message.delete', accountId: ACCOUNT, address: a, id: result.id }, scope());
+  t.is(store.messages.sourceCount(), 2, 'b still holds the source of its slot');
+  await actor.handle({ type: 'inbox.delete', accountId: ACCOUNT, address: b }, scope());
+  t.is(store.messages.sourceCount(), 1, "c's copy is left");
+  const left = (await actor.handle({ type: 'message.raw', accountId: ACCOUNT, address: c, id: result.id }, scope())) as Uint8Array;
   t.is(left.length, raw.length);
-  await actor.handle({ type: 'message.delete', accountId: ACCOUNT, address: 'c@x.test', id: result.id }, scope());
+  await actor.handle({ type: 'message.delete', accountId: ACCOUNT, address: c, id: result.id }, scope());
   t.is(store.messages.sourceCount(), 0);
 });
 
