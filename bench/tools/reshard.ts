@@ -1,4 +1,4 @@
-// `npm run bench:reshard [-- --quick] [-- --messages N]`: the cluster's figures beside the embedded
+// `npm run bench:reshard [-- --quick] [-- --messages N] [-- --replicas N]`: the cluster's figures beside the embedded
 // ones, on loopback, in one run on one machine.
 //   1. embedded `mailcue serve`: smtp-ingest, rest-get-latest, mcp-get-latest (the bench scenarios);
 //   2. etcd + 3 `mailcue shard` + 1 `mailcue front`: the same three scenarios through the cluster;
@@ -36,6 +36,8 @@ const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const MESSAGES = Number(argv[argv.indexOf('--messages') + 1] ?? NaN) || (QUICK ? 20_000 : 100_000);
 const INBOXES = QUICK ? 200 : 1000;
+/** Copies of every slot (MAILCUE_REPLICAS; 2 is a cluster's default, with every write acknowledged by all). */
+const REPLICAS = Number(argv[argv.indexOf('--replicas') + 1] ?? NaN) || 2;
 const SCENARIOS: Scenario[] = [smtpIngest, restGetLatest, mcpGetLatest];
 /** Caps: storing, the rebalance, each wait for a balanced map. */
 const STORE_LIMIT_MS = 240_000;
@@ -53,7 +55,8 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'mailcue-bench-reshard-'));
 
 type Etcd = ReturnType<typeof connectEtcd>;
 
-interface Moved { slot: number; records: number; bytes: number; total_ms: number; paused_ms: number; from: string; to: string }
+/** A shard's "slot moved" line: `bytes` is the snapshot the new owner received. */
+interface Moved { slot: number; bytes: number; total_ms: number; paused_ms: number; from: string; to: string }
 
 /** The raw source and the parsed form of one small OTP mail: every stored message is a copy of it. */
 async function template(): Promise<{ raw: Buffer; parsed: Awaited<ReturnType<typeof parseMail>> }> {
@@ -76,8 +79,8 @@ async function balanced(etcd: Etcd, n: number, timeoutMs: number): Promise<void>
   const end = Date.now() + timeoutMs;
   const share = 1024 / n;
   for (;;) {
-    const s = await readClusterStatus(etcd.ns, 1);
-    if (s.members.length === n && s.moves.length === 0 && s.members.every((m) => Math.abs(m.primaries - share) <= share * 0.05)) return;
+    const s = await readClusterStatus(etcd.ns, REPLICAS);
+    if (s.members.length === n && s.moves.length === 0 && s.members.every((m) => m.state === 'active' && Math.abs(m.primaries - share) <= share * 0.05)) return;
     if (Date.now() > end) throw new Error(`not balanced over ${n} members after ${timeoutMs} ms: ${JSON.stringify(s.members.map((m) => [m.id, m.primaries]))}, ${s.moves.length} moves left`);
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -183,7 +186,7 @@ function brief(rows: ScenarioResult[]) {
 async function main(): Promise<void> {
   const report: Record<string, unknown> = {
     commit: git('rev-parse', 'HEAD'), dirty: git('status', '--porcelain', '--', 'src', 'proto', 'package.json').length > 0, node: process.version,
-    cpu: `${os.cpus()[0]?.model ?? 'unknown'} × ${CORES}`, date: new Date().toISOString(), quick: QUICK, messages: MESSAGES, inboxes: INBOXES,
+    cpu: `${os.cpus()[0]?.model ?? 'unknown'} × ${CORES}`, date: new Date().toISOString(), quick: QUICK, messages: MESSAGES, inboxes: INBOXES, replicas: REPLICAS,
     load_before: os.loadavg().map((l) => round(l, 2)),
   };
   const etcdServer = await startEtcd(path.join(tmp, 'etcd'));
@@ -198,7 +201,7 @@ async function main(): Promise<void> {
   }
 
   log('cluster: etcd + 3 shards + 1 front');
-  const cl = await Mailcue.start({ etcd: etcdServer.endpoint, shards: 3, fronts: 1, frontPoolThreads: CORES });
+  const cl = await Mailcue.start({ etcd: etcdServer.endpoint, shards: 3, fronts: 1, frontPoolThreads: CORES, env: { MAILCUE_REPLICAS: String(REPLICAS) } });
   const moved: Moved[] = [];
   for (const p of cl.processes) if (p.name.includes('shard')) watchMoves(p, moved);
   const etcd = connectEtcd({ endpoints: [etcdServer.endpoint], prefix: cl.etcdPrefix! });
@@ -231,9 +234,9 @@ async function main(): Promise<void> {
     const bytes = moved.reduce((n, m) => n + m.bytes, 0);
     const after = await countMessages(cl, key);
     report.rebalance = {
-      error: rebalanceError, seconds: round(seconds, 1), slots_moved: moved.length, records_moved: moved.reduce((n, m) => n + m.records, 0),
+      error: rebalanceError, seconds: round(seconds, 1), slots_moved: moved.length,
       bytes_moved: bytes, bytes_per_s: Math.round(bytes / seconds),
-      move_ms: dist(moved.map((m) => m.total_ms)), move_bytes: dist(moved.map((m) => m.bytes)), move_records: dist(moved.map((m) => m.records)),
+      move_ms: dist(moved.map((m) => m.total_ms)), move_bytes: dist(moved.map((m) => m.bytes)),
       move_bytes_per_s: dist(moved.map((m) => (m.total_ms > 0 ? Math.round((m.bytes / m.total_ms) * 1000) : 0))),
       write_pause_ms: dist(moved.map((m) => m.paused_ms)),
       slowest_move: moved.reduce<Moved | null>((a, m) => (!a || m.total_ms > a.total_ms ? m : a), null),
