@@ -135,14 +135,20 @@ export function migrateKeyLayout(root: RootDatabase, dir: string): KeyLayoutRepo
       if (old.length > 0) root.transactionSync(() => { for (const { key } of old) void db.remove(key); });
     }
   }
-  // Oplog entries keep their [slot, seq]; the record key they carry gains the slot.
+  // Oplog entries keep their [slot, seq]; the record key they carry gains the slot. A source's count
+  // was {copies, inbox} with the source in its first inbox's slot; in a cluster (where the log is
+  // replayed) one delivery's recipients share a slot, so its copies are that slot's count.
   const oplog = root.openDB<OplogEntry, Key>({ name: 'oplog' });
   let entries = 0;
   for (const batch of batches(oplog, {}, BATCH_RECORDS)) {
     const old = batch.filter((r) => isSlotBound(r.value.db) && !isLayout2(r.value.db, r.value.key));
     for (const run of byBytes(old)) {
       root.transactionSync(() => {
-        for (const { key, value } of run) void oplog.put(key, { ...value, key: [(key as Parts)[0]!, ...partsOf(value.key)] });
+        for (const { key, value } of run) {
+          const rekeyed: OplogEntry = { ...value, key: [(key as Parts)[0]!, ...partsOf(value.key)] };
+          const refs = value.db === 'raw_refs' ? (value.value as { copies?: number } | undefined)?.copies : undefined;
+          void oplog.put(key, refs === undefined ? rekeyed : { ...rekeyed, value: refs });
+        }
       });
       entries += run.length;
     }

@@ -90,6 +90,9 @@ test('key layout - a data dir of layout 1 is rewritten on first open, and everyt
   t.true(logged.length > 0);
   for (const { entry } of logged) t.is((entry.key as unknown[])[0], slot, `${entry.db} ${JSON.stringify(entry.key)}`);
   t.is(store.oplog.seq(slot), logged.at(-1)!.seq);
+  const counts = logged.filter(({ entry }) => entry.db === 'raw_refs' && !entry.del);
+  t.true(counts.length > 0);
+  for (const { entry } of counts) t.is(typeof entry.value, 'number', 'a logged source count is the count of its slot');
 
   // The stores write on: the rewritten data behaves as data written today.
   await store.transaction(() => store.messages.remove('one@mailcue.test', 'msg_0002'));
