@@ -114,7 +114,8 @@ export class Mailcue {
         await frontTier('mailcue', ['serve'], null);
         layout = 'embedded: 1 process (front + 2 shard threads + pool)';
       } else if (opts.etcd) {
-        Object.assign(baseEnv, { MAILCUE_ETCD_ENDPOINTS: opts.etcd, MAILCUE_ETCD_PREFIX: `/${path.basename(dir)}/`, MAILCUE_LOG_LEVEL: 'info' });
+        // Info unless the caller says otherwise: bench:reshard reads the shards' "slot moved" lines.
+        Object.assign(baseEnv, { MAILCUE_ETCD_ENDPOINTS: opts.etcd, MAILCUE_ETCD_PREFIX: `/${path.basename(dir)}/`, MAILCUE_LOG_LEVEL: opts.env?.MAILCUE_LOG_LEVEL ?? 'info' });
         for (let id = 0; id < shardCount; id++) processes.push(await startClusterShard(dir, baseEnv, opts.nodeArgs ?? [], id));
         for (let f = 0; f < fronts; f++) await frontTier(`mailcue-front-${f}`, ['front'], opts.frontPoolThreads ?? 1);
         layout = `etcd cluster: ${fronts} front + ${shardCount} shard processes`;
