@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only a,b]`: starts a fresh Mailcue (plan limits lifted), runs
+// `npm run bench [-- --quick] [-- --only a,b]` (or `npm run bench -- chaos [--quick]`): starts a fresh Mailcue (plan limits lifted), runs
 // every scenario against it (and the floors and MailDev beside it, in the same run), prints the
 // results and the targets, and writes bench/results/latest.json.
 import { execFileSync } from 'node:child_process';
@@ -114,8 +114,14 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-main().catch(async (err: unknown) => {
-  console.error(`bench: ${(err as Error).stack ?? String(err)}`);
-  await stopAll();
-  process.exit(1);
-});
+// `npm run bench -- chaos` runs the replication and failover bench instead (bench/tools/chaos.ts
+// runs on import and exits on its own).
+if (process.argv.slice(2).includes('chaos')) {
+  await import('./tools/chaos.js');
+} else {
+  main().catch(async (err: unknown) => {
+    console.error(`bench: ${(err as Error).stack ?? String(err)}`);
+    await stopAll();
+    process.exit(1);
+  });
+}

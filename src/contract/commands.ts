@@ -115,6 +115,8 @@ export type SlotCommand =
   | { type: 'slot.position'; slot: number }
   /** A page of a fresh copy from the primary at `epoch`; `first` clears the old copy, `done` is the oplog position the copy stands at. */
   | { type: 'slot.resync'; slot: number; epoch: number; records: unknown[]; first: boolean; done: number | null }
+  /** Copies of slots that hold nothing yet on the primary, many at once (a fresh cluster); answers the slots refused. */
+  | { type: 'slot.resync_empty'; slots: { slot: number; epoch: number }[] }
   /** Oplog entries from the primaries at their epochs, applied in order; answers the slots refused (stale epoch, gap). */
   | { type: 'slot.replicate'; batches: { slot: number; epoch: number; entries: unknown[] }[] };
 
@@ -165,6 +167,7 @@ export function routeKey(command: Command): string | null {
     case 'slot.release':
     case 'slot.position':
     case 'slot.resync':
+    case 'slot.resync_empty':
     case 'slot.replicate':
     case 'feed.watch':
       return null;

@@ -57,6 +57,17 @@ export function slotEndpoint(actors: ShardActors, guard: SlotGuard, view: SlotVi
         await applySnapshotPage(store, cmd.slot, cmd.epoch, cmd.records as SlotRecord[], cmd.first, cmd.done);
         return null;
       }
+      case 'slot.resync_empty': {
+        const refused: number[] = [];
+        const copies: Promise<void>[] = [];
+        for (const { slot, epoch } of cmd.slots) {
+          if (!mayCopy(slot, epoch)) refused.push(slot);
+          // Issued together, the transactions commit together.
+          else copies.push(applySnapshotPage(store, slot, epoch, [], true, 0));
+        }
+        await Promise.all(copies);
+        return { refused };
+      }
       case 'slot.replicate': {
         const refused: number[] = [];
         const applied: Promise<void>[] = [];

@@ -57,6 +57,11 @@ function writeRecords(store: ShardStore, records: readonly SlotRecord[]): void {
   }
 }
 
+/** True when this shard holds no record of the slot and has logged nothing for it. */
+export function slotIsEmpty(store: ShardStore, slot: number): boolean {
+  return store.oplog.seq(slot) === 0 && readSlotPage(store, slot, null, 1).records.length === 0;
+}
+
 /**
  * Applies records (snapshot pages or oplog entries) in order, in one transaction. `logged`: false
  * for a follower's copy, whose log holds the primary's entries, not its own.
