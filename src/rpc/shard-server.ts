@@ -42,11 +42,21 @@ function run(actors: CommandDispatcher, id: number, deadline: number, command: U
     answer(errorReply(id, new MailcueError('deadline_exceeded', 'Deadline exceeded before the shard started'), log));
     return;
   }
-  const durability = actors.durability;
+  let unpacked: Command;
+  try {
+    unpacked = codec.unpack(command) as Command;
+  } catch (err) {
+    answer(errorReply(id, err, log));
+    return;
+  }
+  // Replication's own commands never wait on it: a follower's answer held until its own followers
+  // caught up with unrelated writes would chain two shards that follow each other into waiting on
+  // each other until the call timed out.
+  const durability = unpacked.type.startsWith('slot.') ? null : actors.durability;
   const writesBefore = durability ? durability.writes : 0;
   let result: unknown;
   try {
-    result = actors.dispatch(codec.unpack(command) as Command, { signal: cancel, deadline });
+    result = actors.dispatch(unpacked, { signal: cancel, deadline });
   } catch (err) {
     answer(errorReply(id, err, log));
     return;
