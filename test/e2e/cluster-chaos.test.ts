@@ -101,7 +101,12 @@ async function listAll(front: string, key: string, inbox: string): Promise<strin
   let before: string | null = null;
   for (let page = 0; page < 50; page++) {
     const url: string = `${front}/v1/inboxes/${inbox}/messages?limit=100${before ? `&before=${before}` : ''}`;
-    const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+    let res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+    // A 503 with Retry-After is the documented "try again" (a channel reconnecting after the kill).
+    for (let retry = 0; retry < 20 && res.status === 503 && res.headers.get('retry-after'); retry++) {
+      await new Promise((r) => setTimeout(r, 500));
+      res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+    }
     if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
     const data = ((await res.json()) as Json).data as Json[];
     subjects.push(...data.map((m) => m.subject as string));

@@ -1,7 +1,7 @@
 // Starts a real single-member etcd (Debian's etcd-server; scripts/test-setup.js installs it) on
 // free loopback ports in a temp dir, and stops it by PID.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './service.js';
@@ -16,7 +16,10 @@ export interface EtcdServer {
 const READY_TIMEOUT_MS = 30_000;
 
 export async function startEtcd(): Promise<EtcdServer> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'mailcue-etcd-'));
+  // In memory where the machine has it: etcd fsyncs its log on every write, and on a disk busy with
+  // the shards' own commits a late fsync can let a lease lapse, and with it a member (a flaky
+  // test, not a Mailcue failure). What the tests check of etcd does not depend on its disk.
+  const dir = mkdtempSync(path.join(existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'mailcue-etcd-'));
   const clientPort = await freePort();
   const peerPort = await freePort();
   const endpoint = `http://127.0.0.1:${clientPort}`;
