@@ -70,17 +70,24 @@ export function applySlotEntries(store: ShardStore, records: readonly SlotRecord
   return store.transaction(() => (logged ? writeRecords(store, records) : store.oplog.unlogged(() => writeRecords(store, records))));
 }
 
-/** Removes every record of the slot (after it moved away, or before a fresh copy), in bounded transactions. */
+/** Removes every record of the slot (after it moved away, or before a fresh copy), in transactions of at most DROP_BATCH records. */
 export async function dropSlot(store: ShardStore, slot: number, logged = true): Promise<number> {
   let removed = 0;
+  let batch: { db: string; key: Key }[] = [];
+  const flush = async () => {
+    const records = batch;
+    batch = [];
+    const remove = () => { for (const r of records) void store.oplog.database(r.db).remove(r.key); };
+    await store.transaction(() => (logged ? remove() : store.oplog.unlogged(remove)));
+    removed += records.length;
+  };
   for (const name of SLOT_DATABASES) {
-    const db = store.oplog.database(name);
-    for (const batch of keyBatches(db, slotRange(slot), DROP_BATCH)) {
-      const remove = () => { for (const key of batch) void db.remove(key); };
-      await store.transaction(() => (logged ? remove() : store.oplog.unlogged(remove)));
-      removed += batch.length;
+    for (const keys of keyBatches(store.oplog.database(name), slotRange(slot), DROP_BATCH)) {
+      for (const key of keys) batch.push({ db: name, key });
+      if (batch.length >= DROP_BATCH) await flush();
     }
   }
+  if (batch.length > 0) await flush();
   return removed;
 }
 
