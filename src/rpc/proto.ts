@@ -45,6 +45,10 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_timeout_ms': 10_000,
   'grpc.keepalive_permit_without_calls': 1,
   'grpc.http2.min_ping_interval_without_data_ms': 20_000,
+  // Channels to one address share a subchannel (grpc-js's global pool): one left open to a shard
+  // that died (the front's Notices stream) backs off up to 120 s by default, and a shard that came
+  // back was refused "No connection established" to every new client until that backoff ran out.
+  'grpc.max_reconnect_backoff_ms': 1000,
 };
 
 export interface Envelope {
