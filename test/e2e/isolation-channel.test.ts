@@ -48,15 +48,17 @@ test('isolation channel - a 9.6 MB mail to 36 inboxes and 20 parallel raw reads 
   await victim.assertUnaffected(t);
   await assertAlive(t, svc);
 
-  // RSS after one round is mostly garbage four V8 isolates have not collected yet (it varies by
-  // 150 MiB from run to run), so memory is judged by repetition: a round that kept what it read
-  // would add a whole round's 190 MB each time; two more rounds add less than one.
+  // RSS after one round is mostly garbage four V8 isolates have not collected yet: it varies by
+  // hundreds of MiB from run to run, and on a busy machine so does each later round's (-5 to 256
+  // MiB seen over two). So memory is judged by repetition: reads that kept what they read would
+  // add at least a whole round's 190 MB each time, 950 MB over five more rounds; GC lag does not
+  // grow with the number of rounds.
   const afterFirst = rssBytes(pid);
   t.log(`RSS grew by ${((afterFirst - rssBefore) / MiB).toFixed(0)} MiB over the mail and the first round`);
-  t.true(afterFirst - rssBefore < 1024 * MiB, 'the first round stayed within a gigabyte');
-  await readRound();
-  await readRound();
+  // Garbage too, so only a loose bound: 1.5 GiB (up to 690 MiB seen on a busy machine).
+  t.true(afterFirst - rssBefore < 1536 * MiB, 'the mail and the first round stayed within 1.5 GiB');
+  for (let round = 0; round < 5; round++) await readRound();
   const grown = rssBytes(pid) - afterFirst;
-  t.log(`two more rounds grew RSS by ${(grown / MiB).toFixed(0)} MiB`);
-  t.true(grown < 190 * MiB, `two more rounds grew RSS by ${(grown / MiB).toFixed(0)} MiB`);
+  t.log(`five more rounds grew RSS by ${(grown / MiB).toFixed(0)} MiB`);
+  t.true(grown < 475 * MiB, `five more rounds grew RSS by ${(grown / MiB).toFixed(0)} MiB`);
 });
