@@ -1,8 +1,9 @@
 // Child processes of the bench: spawning (with a raised open-file limit when allowed), stopping by
 // PID (SIGTERM, then SIGKILL), and reading CPU time and RSS from /proc.
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 
 export const CLK_TCK = 100; // Linux USER_HZ; /proc/PID/stat times are in these ticks
 export const CORES = os.availableParallelism();
@@ -169,4 +170,35 @@ export function git(...args: string[]): string {
   } catch {
     return 'unknown';
   }
+}
+
+/**
+ * The entry of a standalone bench tool (bench/tools/*.ts): runs `main`, and however it ends (or on
+ * SIGINT/SIGTERM) stops every child it started and removes its temp dir; a failure exits 1.
+ */
+export function runTool(name: string, tmp: string, main: () => Promise<void>): void {
+  const cleanUp = async () => {
+    await stopAll();
+    rmSync(tmp, { recursive: true, force: true });
+  };
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(sig, () => {
+      void cleanUp().finally(() => process.exit(130));
+    });
+  }
+  main().then(cleanUp, async (err: unknown) => {
+    console.error(`${name}: ${(err as Error).stack ?? String(err)}`);
+    await cleanUp();
+    process.exit(1);
+  });
+}
+
+/** Ends a tool's report (load, wall time), writes it to `file` and prints it. */
+export function writeReport(file: string, report: Record<string, unknown>, startedMs: number, log: (m: string) => void): void {
+  report.load_after = os.loadavg().map((l) => Math.round(l * 100) / 100);
+  report.wall_s = Math.round((Date.now() - startedMs) / 100) / 10;
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
+  console.log(JSON.stringify(report, null, 2));
+  log(`wrote ${path.relative(process.cwd(), file)}`);
 }

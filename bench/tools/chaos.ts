@@ -7,8 +7,7 @@
 //     on odd rounds, empty on even ones) and the next round waits until every copy is made.
 //     At the end every acknowledged tag is looked up: lost (must be 0) and duplicates.
 // Bounded: each phase has a cap; every process is stopped by PID. Writes bench/results/chaos.json.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
@@ -18,7 +17,7 @@ import { readClusterStatus, type ClusterStatus } from '../../src/cluster/status.
 import { startEtcd } from '../lib/etcd.js';
 import { Mailcue } from '../lib/mailcue.js';
 import { jsonRequest } from '../lib/net-util.js';
-import { CORES, stopAll } from '../lib/proc.js';
+import { CORES, git, runTool, waitFor, writeReport } from '../lib/proc.js';
 import { runSmtpLoad } from '../lib/smtp-client.js';
 import { percentiles, round } from '../lib/stats.js';
 
@@ -37,14 +36,6 @@ const RESULTS = path.resolve('bench/results/chaos.json');
 const started = Date.now();
 const log = (m: string) => console.error(`[chaos ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${m}`);
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'mailcue-bench-chaos-'));
-
-function git(...args: string[]): string {
-  try {
-    return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return 'unknown';
-  }
-}
 
 function rawMail(tag: string, to: string[]): string {
   return [`From: Bench <bench@example.com>`, `To: ${to.join(', ')}`, `Subject: tag ${tag}`, `Message-ID: <${tag}@chaos.bench>`,
@@ -71,24 +62,14 @@ async function deliver(port: number, tag: string, to: string[], stopBy: number):
   return false;
 }
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await probe().catch(() => false))) {
-    if (Date.now() > end) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 type Etcd = ReturnType<typeof connectEtcd>;
 
 /** Every member live, active (no copy being made), no move left. */
 async function settled(etcd: Etcd, n: number): Promise<ClusterStatus> {
-  let last: ClusterStatus | null = null;
-  await until(`${n} members settled`, async () => {
-    last = await readClusterStatus(etcd.ns, 2);
-    return last.members.length === n && last.moves.length === 0 && last.members.every((m) => m.state === 'active') && last.map.every((e) => e.primary !== null);
-  }, REJOIN_LIMIT_MS);
-  return last!;
+  return waitFor(`${n} members settled`, async () => {
+    const s = await readClusterStatus(etcd.ns, 2);
+    return s.members.length === n && s.moves.length === 0 && s.members.every((m) => m.state === 'active') && s.map.every((e) => e.primary !== null) && s;
+  }, REJOIN_LIMIT_MS, 250);
 }
 
 async function cluster(replicas: number, etcdEndpoint: string) {
@@ -148,15 +129,15 @@ async function kills(etcdEndpoint: string) {
       log(`round ${r + 1}: killed ${victim}`);
       // The first 250 for a message, begun after the kill, to an inbox the victim was primary of.
       let failoverMs: number | null = null;
-      await until('a write to the dead shard\'s slots', async () => {
+      await waitFor('a write to the dead shard\'s slots', () => {
         const first = [...acked.values()].filter((a) => a.sent > killedAt && a.to.some((x) => primaryOf(x) === victim)).map((a) => a.at);
         if (first.length > 0) failoverMs = Math.min(...first) - killedAt;
         return failoverMs !== null;
-      }, FAILOVER_LIMIT_MS).catch(() => undefined);
+      }, FAILOVER_LIMIT_MS, 250).catch(() => undefined);
       log(`round ${r + 1}: writes resumed after ${failoverMs} ms`);
       const withData = r % 2 === 0;
       if (!withData) rmSync(path.join(mc.dir, 'data', victim), { recursive: true, force: true });
-      await until('the dead member to leave', async () => (await readClusterStatus(etcd.ns, 2)).members.length === SHARDS - 1, FAILOVER_LIMIT_MS);
+      await waitFor('the dead member to leave', async () => (await readClusterStatus(etcd.ns, 2)).members.length === SHARDS - 1, FAILOVER_LIMIT_MS, 250);
       const back = Date.now();
       await mc.addShard(id);
       await settled(etcd, SHARDS);
@@ -203,29 +184,7 @@ async function main(): Promise<void> {
   const etcd = await startEtcd(path.join(tmp, 'etcd'));
   report.write_latency = [await writeLatency(1, etcd.endpoint), await writeLatency(2, etcd.endpoint)];
   report.kills = await kills(etcd.endpoint);
-  report.load_after = os.loadavg().map((l) => round(l, 2));
-  report.wall_s = round((Date.now() - started) / 1000, 1);
-  mkdirSync(path.dirname(RESULTS), { recursive: true });
-  writeFileSync(RESULTS, JSON.stringify(report, null, 2) + '\n');
-  console.log(JSON.stringify(report, null, 2));
-  log(`wrote ${path.relative(process.cwd(), RESULTS)}`);
+  writeReport(RESULTS, report, started, log);
 }
 
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    void stopAll().finally(() => process.exit(130));
-  });
-}
-
-main().then(
-  async () => {
-    await stopAll();
-    rmSync(tmp, { recursive: true, force: true });
-  },
-  async (err: unknown) => {
-    console.error(`chaos: ${(err as Error).stack ?? String(err)}`);
-    await stopAll();
-    rmSync(tmp, { recursive: true, force: true });
-    process.exit(1);
-  },
-);
+runTool('chaos', tmp, main);

@@ -10,7 +10,7 @@
 //      again at the end.
 // Every process is stopped by PID, every loop is capped in count and time. Writes
 // bench/results/reshard.json.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Cluster } from '../../src/rpc/cluster.js';
@@ -25,7 +25,7 @@ import { startEtcd } from '../lib/etcd.js';
 import { Mailcue } from '../lib/mailcue.js';
 import { smallMail } from '../lib/mails.js';
 import { jsonRequest, mapLimit } from '../lib/net-util.js';
-import { CORES, cpuSeconds, git, machineBusySeconds, stopAll, type Child } from '../lib/proc.js';
+import { CORES, cpuSeconds, git, machineBusySeconds, runTool, writeReport, type Child } from '../lib/proc.js';
 import { runScenario } from '../lib/run-scenario.js';
 import type { Context, Scenario, ScenarioResult } from '../lib/scenario.js';
 import { percentiles, round, Samples } from '../lib/stats.js';
@@ -251,29 +251,7 @@ async function main(): Promise<void> {
     etcd.close();
     await cl.stop();
   }
-  report.load_after = os.loadavg().map((l) => round(l, 2));
-  report.wall_s = round((Date.now() - started) / 1000, 1);
-  mkdirSync(path.dirname(RESULTS), { recursive: true });
-  writeFileSync(RESULTS, JSON.stringify(report, null, 2) + '\n');
-  console.log(JSON.stringify(report, null, 2));
-  log(`wrote ${path.relative(process.cwd(), RESULTS)}`);
+  writeReport(RESULTS, report, started, log);
 }
 
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    void stopAll().finally(() => process.exit(130));
-  });
-}
-
-main().then(
-  async () => {
-    await stopAll();
-    rmSync(tmp, { recursive: true, force: true });
-  },
-  async (err: unknown) => {
-    console.error(`reshard: ${(err as Error).stack ?? String(err)}`);
-    await stopAll();
-    rmSync(tmp, { recursive: true, force: true });
-    process.exit(1);
-  },
-);
+runTool('reshard', tmp, main);

@@ -7,6 +7,7 @@ import { staticSlotOwners } from '../cluster/static-slots.js';
 import type { ShardAddress } from '../config/config.js';
 import { MailcueError } from '../errors/registry.js';
 import { Ring } from './ring.js';
+import { MemberClients } from './member-clients.js';
 import { ShardClient, type LatencyObserver } from './shard-client.js';
 import type { TlsMaterial } from './tls.js';
 
@@ -67,37 +68,23 @@ export class StaticPlacement implements Placement {
 
 export class SlotPlacement implements Placement {
   readonly fenced = true;
-  private readonly byMember = new Map<string, ShardClient>();
+  private readonly members: MemberClients;
 
-  constructor(private readonly view: SlotView, private readonly observe?: LatencyObserver, private readonly tls: TlsMaterial | null = null) {
-    view.listeners.push(() => this.prune());
-  }
-
-  private client(id: string): ShardClient | undefined {
-    const member = this.view.member(id);
-    if (!member) return undefined;
-    let client = this.byMember.get(id);
-    if (client && client.target !== member.address) {
-      client.close();
-      client = undefined;
-    }
-    if (!client) {
-      client = new ShardClient(id, member.address, this.observe, this.tls);
-      this.byMember.set(id, client);
-    }
-    return client;
+  constructor(private readonly view: SlotView, observe?: LatencyObserver, tls: TlsMaterial | null = null) {
+    this.members = new MemberClients(view, tls, observe);
+    view.listeners.push(() => this.members.prune());
   }
 
   route(key: string): Route {
     const slot = slotOf(key);
     const { primary, epoch } = this.view.entry(slot);
-    const client = primary === null ? undefined : this.client(primary);
+    const client = primary === null ? undefined : this.members.get(primary);
     if (!client) throw new MailcueError('unavailable', `Slot ${slot} has no live primary`, { retry_after_s: 1 });
     return { client, slot, epoch };
   }
 
   clients(): ShardClient[] {
-    return this.view.members().map((m) => this.client(m.id)!);
+    return this.view.members().map((m) => this.members.get(m.id)!);
   }
 
   changed(slot: number, epoch: number, timeoutMs: number): Promise<void> {
@@ -108,17 +95,7 @@ export class SlotPlacement implements Placement {
     return this.view.complete;
   }
 
-  /** Closes the clients of members that left (their requests fail and are retried by the caller). */
-  private prune(): void {
-    for (const [id, client] of this.byMember) {
-      if (this.view.member(id)) continue;
-      this.byMember.delete(id);
-      client.close();
-    }
-  }
-
   close(): void {
-    for (const c of this.byMember.values()) c.close();
-    this.byMember.clear();
+    this.members.close();
   }
 }

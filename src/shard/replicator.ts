@@ -8,7 +8,8 @@ import type { SlotView } from '../cluster/slot-view.js';
 import type { Durability } from '../contract/results.js';
 import { MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
-import { ShardClient } from '../rpc/shard-client.js';
+import { MemberClients } from '../rpc/member-clients.js';
+import type { ShardClient } from '../rpc/shard-client.js';
 import type { TlsMaterial } from '../rpc/tls.js';
 import type { ShardStore } from '../storage/shard-store.js';
 import { dropSlot, readReplicated, readSlotPage, slotIsEmpty } from '../storage/slot-data.js';
@@ -49,6 +50,8 @@ class FollowerLink {
   /** Streaming slots with entries the follower has not applied yet. */
   private readonly behind = new Set<number>();
   private readonly toSync: number[] = [];
+  /** Sync workers waiting for a slot to check. */
+  private idleSyncers: (() => void)[] = [];
   private readonly waiters = new Set<AckWaiter>();
   private wakeUp: (() => void) | null = null;
   private closed = false;
@@ -66,7 +69,7 @@ class FollowerLink {
     if (copy && copy.epoch === epoch) return;
     this.copies.set(slot, { state: 'unknown', epoch, acked: 0 });
     this.behind.delete(slot);
-    this.toSync.push(slot);
+    this.queueSync(slot);
     this.wake();
   }
 
@@ -107,6 +110,7 @@ class FollowerLink {
     this.down = true;
     this.settle();
     this.wake();
+    for (const resume of this.idleSyncers.splice(0)) resume();
   }
 
   private wake(): void {
@@ -115,11 +119,9 @@ class FollowerLink {
     w?.();
   }
 
-  private sleep(ms?: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.wakeUp = resolve;
-      if (ms !== undefined) setTimeout(() => this.wake(), ms).unref();
-    });
+  /** Until an entry is logged for a streaming copy (or the link closes). */
+  private sleep(): Promise<void> {
+    return new Promise((resolve) => (this.wakeUp = resolve));
   }
 
   private settle(): void {
@@ -145,7 +147,7 @@ class FollowerLink {
     this.settle();
     for (const [slot, copy] of this.copies) {
       copy.state = 'unknown';
-      if (!this.toSync.includes(slot)) this.toSync.push(slot);
+      if (!this.toSync.includes(slot)) this.queueSync(slot);
     }
   }
 
@@ -163,8 +165,9 @@ class FollowerLink {
         const copy = this.copies.get(slot)!;
         const entries = readReplicated(store, slot, copy.acked, BATCH_BYTES - bytes);
         if (entries.length === 0) {
-          // Logged in a transaction that has not committed yet.
-          uncommitted ||= store.oplog.seq(slot) > copy.acked;
+          // Logged in a transaction that has not committed yet, or nothing left to send.
+          if (store.oplog.seq(slot) > copy.acked) uncommitted = true;
+          else this.behind.delete(slot);
           continue;
         }
         batches.push({ slot, epoch: copy.epoch, entries });
@@ -173,7 +176,6 @@ class FollowerLink {
       }
       if (batches.length === 0) {
         if (uncommitted) await store.committed();
-        else await this.sleep(5);
         continue;
       }
       try {
@@ -184,7 +186,7 @@ class FollowerLink {
           if (refused.includes(b.slot)) {
             copy.state = 'unknown';
             this.behind.delete(b.slot);
-            this.toSync.push(b.slot);
+            this.queueSync(b.slot);
             continue;
           }
           copy.acked = Math.max(copy.acked, b.entries.at(-1)!.seq);
@@ -197,6 +199,18 @@ class FollowerLink {
     }
   }
 
+  private queueSync(slot: number): void {
+    this.toSync.push(slot);
+    const idle = this.idleSyncers;
+    this.idleSyncers = [];
+    for (const resume of idle) resume();
+  }
+
+  /** Checks the copy again shortly, unless it was replaced meanwhile. */
+  private retrySoon(slot: number, copy: SlotCopy): void {
+    setTimeout(() => { if (this.copies.get(slot) === copy) this.queueSync(slot); }, RETRY_MS / 4).unref();
+  }
+
   /** Copies are checked and made a few slots at a time, so a new follower's commits batch. */
   private async syncLoop(): Promise<void> {
     await Promise.all(Array.from({ length: SYNC_CONCURRENCY }, () => this.syncWorker()));
@@ -207,7 +221,7 @@ class FollowerLink {
       if (await this.syncEmpty()) continue;
       const slot = this.toSync.shift();
       if (slot === undefined) {
-        await new Promise((r) => setTimeout(r, this.down ? RETRY_MS : 20).unref());
+        await new Promise<void>((resolve) => this.idleSyncers.push(resolve));
         continue;
       }
       const copy = this.copies.get(slot);
@@ -219,7 +233,7 @@ class FollowerLink {
         copy.state = 'unknown';
         if (err instanceof MailcueError && err.code === 'moved') {
           // The follower's map does not show it as this slot's follower yet: ask again shortly.
-          setTimeout(() => { if (this.copies.get(slot) === copy) this.toSync.push(slot); }, RETRY_MS / 4).unref();
+          this.retrySoon(slot, copy);
         } else {
           this.fail(err);
           await new Promise((r) => setTimeout(r, RETRY_MS).unref());
@@ -252,7 +266,7 @@ class FollowerLink {
         if (this.copies.get(slot) !== copy) continue;
         if (refused.includes(slot)) {
           copy.state = 'unknown';
-          setTimeout(() => { if (this.copies.get(slot) === copy) this.toSync.push(slot); }, RETRY_MS / 4).unref();
+          this.retrySoon(slot, copy);
           continue;
         }
         copy.acked = 0;
@@ -300,7 +314,7 @@ export class Replicator implements Durability {
   /** Oplog entries logged since start (a command that changes it wrote something). */
   writes = 0;
   private readonly links = new Map<string, FollowerLink>();
-  private readonly clients = new Map<string, ShardClient>();
+  private readonly members: MemberClients;
   private readonly dropping = new Set<number>();
   private stopped = false;
 
@@ -308,10 +322,11 @@ export class Replicator implements Durability {
     readonly store: ShardStore,
     private readonly view: SlotView,
     private readonly self: string,
-    private readonly tls: TlsMaterial | null,
+    tls: TlsMaterial | null,
     readonly log: Logger,
     private readonly hooks: ReplicationHooks,
   ) {
+    this.members = new MemberClients(view, tls);
     store.oplog.onAppend = (slot) => {
       this.writes++;
       for (const link of this.links.values()) link.appended(slot);
@@ -321,17 +336,8 @@ export class Replicator implements Durability {
   }
 
   clientFor(id: string): ShardClient {
-    const address = this.view.member(id)?.address;
-    let client = this.clients.get(id);
-    if (client && address && client.target !== address) {
-      client.close();
-      client = undefined;
-    }
-    if (!client) {
-      if (!address) throw new MailcueError('unavailable', `member ${id} has no address`);
-      client = new ShardClient(id, address, undefined, this.tls);
-      this.clients.set(id, client);
-    }
+    const client = this.members.get(id);
+    if (!client) throw new MailcueError('unavailable', `member ${id} is not in the cluster`);
     return client;
   }
 
@@ -429,7 +435,6 @@ export class Replicator implements Durability {
     this.store.oplog.onAppend = null;
     for (const link of this.links.values()) link.close();
     this.links.clear();
-    for (const c of this.clients.values()) c.close();
-    this.clients.clear();
+    this.members.close();
   }
 }

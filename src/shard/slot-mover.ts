@@ -6,7 +6,8 @@
 import type { Move } from '../cluster/assignment.js';
 import type { MoveRunner, MoveSteps } from '../cluster/controller.js';
 import type { SlotView } from '../cluster/slot-view.js';
-import { ShardClient } from '../rpc/shard-client.js';
+import { MemberClients } from '../rpc/member-clients.js';
+import type { ShardClient } from '../rpc/shard-client.js';
 import type { TlsMaterial } from '../rpc/tls.js';
 
 const CALL_TIMEOUT_MS = 30_000;
@@ -34,29 +35,22 @@ export interface MoveTimings {
 }
 
 export class GrpcSlotMover implements MoveRunner {
-  private readonly clients = new Map<string, ShardClient>();
+  private readonly members: MemberClients;
   /** The last moves' figures (bench, status). */
   readonly history: MoveTimings[] = [];
 
   constructor(
     private readonly view: SlotView,
-    private readonly tls: TlsMaterial | null,
+    tls: TlsMaterial | null,
     private readonly onMoved: (timings: MoveTimings & { from: string; to: string }) => void = () => undefined,
-  ) {}
+  ) {
+    this.members = new MemberClients(view, tls);
+  }
 
   private client(id: string): ShardClient {
-    const member = this.view.member(id);
-    if (!member) throw new Error(`member ${id} is not in the cluster`);
-    let c = this.clients.get(id);
-    if (c && c.target !== member.address) {
-      c.close();
-      c = undefined;
-    }
-    if (!c) {
-      c = new ShardClient(id, member.address, undefined, this.tls);
-      this.clients.set(id, c);
-    }
-    return c;
+    const client = this.members.get(id);
+    if (!client) throw new Error(`member ${id} is not in the cluster`);
+    return client;
   }
 
   private position(member: string, slot: number, timeoutMs = CALL_TIMEOUT_MS): Promise<Position | null> {
@@ -120,7 +114,6 @@ export class GrpcSlotMover implements MoveRunner {
   }
 
   close(): void {
-    for (const c of this.clients.values()) c.close();
-    this.clients.clear();
+    this.members.close();
   }
 }
