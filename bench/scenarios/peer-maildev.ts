@@ -17,6 +17,8 @@ interface Params {
   smtpConnections: number;
   smallMails: number;
   largeMails: number;
+  smallWarmup: number;
+  largeWarmup: number;
   readConnections: number;
   readIds: number;
   durationS: number;
@@ -28,10 +30,12 @@ export const peerMaildev: Scenario<Params> = {
   title: 'MailDev 3: SMTP ingest (same mails) and GET /api/email/:id (same HTTP generator)',
   full: {
     smtpConnections: smtpIngest.full.connections, smallMails: smtpIngest.full.mails, largeMails: smtpIngestLarge.full.mails,
+    smallWarmup: smtpIngest.full.warmupMails, largeWarmup: smtpIngestLarge.full.warmupMails,
     readConnections: restGetLatest.full.connections, readIds: 1000, durationS: restGetLatest.full.durationS, warmupS: restGetLatest.full.warmupS,
   },
   quick: {
     smtpConnections: smtpIngest.quick.connections, smallMails: smtpIngest.quick.mails, largeMails: smtpIngestLarge.quick.mails,
+    smallWarmup: smtpIngest.quick.warmupMails, largeWarmup: smtpIngestLarge.quick.warmupMails,
     readConnections: restGetLatest.quick.connections, readIds: 1000, durationS: restGetLatest.quick.durationS, warmupS: restGetLatest.quick.warmupS,
   },
   timeLimitS: (quick) => (quick ? 40 : 180),
@@ -50,14 +54,15 @@ export const peerMaildev: Scenario<Params> = {
         if (maildev.exited) throw new Error(`maildev exited: ${maildev.output.join(' | ')}`);
         return (await fetch(`${base}/api/email`)).status === 200;
       }, 30_000, 100);
-      const send = async (kind: 'small' | 'large', total: number) => {
-        const m = await measure(procs, () => runInChild<SmtpLoadResult>('smtp-sender', 'smtpLoad', {
-          host: '127.0.0.1', port: smtpPort, connections: p.smtpConnections, total, kind, recipients: ctx.readInboxes, tag: `md-${kind}`, timeLimitMs: 60_000,
-        }, 90_000));
+      const send = async (kind: 'small' | 'large', total: number, warmup: number) => {
+        const load = { host: '127.0.0.1', port: smtpPort, connections: p.smtpConnections, kind, recipients: ctx.readInboxes, timeLimitMs: 60_000 };
+        await runInChild<SmtpLoadResult>('smtp-sender', 'smtpLoad', { ...load, total: warmup, tag: `md-warm-${kind}` }, 90_000);
+        const m = await measure(procs, () => runInChild<SmtpLoadResult>('smtp-sender', 'smtpLoad', { ...load, total, tag: `md-${kind}` }, 90_000));
         return { ...m.value.result, client_cpu_s: m.value.cpu_s, server_cpu_s: m.server_cpu_s, peak_rss_mb: m.peak_rss_mb, foreign_cpu_cores: foreignCores(m, m.value.cpu_s) };
       };
-      const small = await send('small', p.smallMails);
-      const large = await send('large', p.largeMails);
+      // Warmed up as Mailcue is in smtp-ingest and smtp-ingest-100k.
+      const small = await send('small', p.smallMails, p.smallWarmup);
+      const large = await send('large', p.largeMails, p.largeWarmup);
       const t = performance.now();
       const list = await jsonRequest('GET', `${base}/api/email`, { timeoutMs: 60_000 });
       const listAllMs = Math.round((performance.now() - t) * 10) / 10;

@@ -11,6 +11,8 @@ import type { SmtpLoadResult } from '../lib/smtp-client.js';
 interface Params {
   connections: number;
   mails: number;
+  /** Sent first and not counted: the JIT compiles the ingest path, as in a service that has run a while. */
+  warmupMails: number;
 }
 
 /** Reads every read inbox and checks that each of the `total` mails tagged `tag` is there. */
@@ -62,6 +64,7 @@ function ingest(name: string, kind: MailKind, full: Params, quick: Params, title
       const tag = `${kind}${Date.now() % 100000}`;
       const gen = await Generator.start('smtp-sender');
       try {
+        await gen.call<SmtpLoadResult>('smtpLoad', { host: '127.0.0.1', port: ctx.mailcue.smtpPort, connections: p.connections, total: p.warmupMails, kind, recipients: ctx.readInboxes, tag: `warm${tag}`, timeLimitMs: 60_000 }, 90_000);
         const c0 = await gen.cpu();
         const m = await measure(() => ctx.mailcue.pids, () =>
           gen.call<SmtpLoadResult>('smtpLoad', { host: '127.0.0.1', port: ctx.mailcue.smtpPort, connections: p.connections, total: p.mails, kind, recipients: ctx.readInboxes, tag, timeLimitMs: (this.timeLimitS(ctx.quick) - 10) * 1000 }, this.timeLimitS(ctx.quick) * 1000));
@@ -83,7 +86,7 @@ function ingest(name: string, kind: MailKind, full: Params, quick: Params, title
   };
 }
 
-export const smtpIngest = ingest('smtp-ingest', 'small', { connections: 10, mails: 5000 }, { connections: 10, mails: 1000 },
-  '10 SMTP connections, 5,000 small OTP mails; mails/s by 250 replies, then every one read back');
-export const smtpIngestLarge = ingest('smtp-ingest-100k', 'large', { connections: 10, mails: 1000 }, { connections: 10, mails: 100 },
-  '10 SMTP connections, 1,000 ~100 KB mails with an attachment; then every one read back');
+export const smtpIngest = ingest('smtp-ingest', 'small', { connections: 10, mails: 5000, warmupMails: 2000 }, { connections: 10, mails: 1000, warmupMails: 300 },
+  '10 SMTP connections, 2,000 small OTP mails to warm up, then 5,000 counted; mails/s by 250 replies, then every one read back');
+export const smtpIngestLarge = ingest('smtp-ingest-100k', 'large', { connections: 10, mails: 1000, warmupMails: 200 }, { connections: 10, mails: 100, warmupMails: 20 },
+  '10 SMTP connections, 200 ~100 KB mails with an attachment to warm up, then 1,000 counted; then every one read back');
