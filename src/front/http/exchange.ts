@@ -166,7 +166,12 @@ export class Exchange {
   }
 
   sendJson(status: number, value: unknown, headers: [string, string][] = []): void {
-    this.send(status, JSON.stringify(value), 'application/json; charset=utf-8', headers);
+    this.sendJsonText(status, JSON.stringify(value), headers);
+  }
+
+  /** A body that is JSON text already. */
+  sendJsonText(status: number, json: string, headers: [string, string][] = []): void {
+    this.send(status, json, 'application/json; charset=utf-8', headers);
   }
 
   /** Starts a streamed (chunked) response such as an SSE stream; write() then sends chunks. */

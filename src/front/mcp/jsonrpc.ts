@@ -28,6 +28,25 @@ export type Incoming =
   | { kind: 'notification'; message: JsonRpcRequest }
   | { kind: 'response' };
 
+/**
+ * A tools/call result whose tool output is already JSON: MCP carries it twice (as text and as
+ * structuredContent), and `resultResponse` splices that one encoding into both places instead of
+ * serializing the output object a second time. `toJSON` keeps any other serializer correct.
+ */
+export class ToolCallResult {
+  constructor(readonly json: string, private readonly structured: unknown) {}
+
+  toJSON() {
+    return { content: [{ type: 'text', text: this.json }], structuredContent: this.structured };
+  }
+}
+
+/** The JSON text of a successful response. */
+export function resultResponse(id: JsonRpcId, result: unknown): string {
+  if (!(result instanceof ToolCallResult)) return JSON.stringify({ jsonrpc: '2.0', id, result });
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":${JSON.stringify(result.json)}}],"structuredContent":${result.json}}}`;
+}
+
 /** A Mailcue error as the agent-tool transports answer it: the JSON-RPC error and its HTTP status. */
 export class JsonRpcFailure extends Error {
   constructor(readonly http: number, readonly error: JsonRpcError, readonly headers: [string, string][] = []) {

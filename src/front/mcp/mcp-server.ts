@@ -13,7 +13,7 @@ import type { Deps } from '../../services/deps.js';
 import { normalizeAddress } from '../../services/validate.js';
 import { Cancellation, type CancelSignal } from '../../util/cancel.js';
 import { admitToken, recentlyAdmitted } from '../auth.js';
-import { invalidParams, methodNotFound, toJsonRpcFailure, type JsonRpcRequest } from './jsonrpc.js';
+import { invalidParams, methodNotFound, toJsonRpcFailure, ToolCallResult, type JsonRpcRequest } from './jsonrpc.js';
 import type { McpSession } from './sessions.js';
 import { findTool, toolList, validateArguments } from './tools/registry.js';
 import type { Tool, ToolContext } from './tools/tool.js';
@@ -145,7 +145,7 @@ async function runTool(ctx: ExecuteContext, tool: Tool<any>, args: Record<string
   };
   try {
     const out = await (ctx.admitted.early ?? tool.run(toolCtx, args));
-    return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
+    return new ToolCallResult(JSON.stringify(out), out);
   } catch (err) {
     const failure = toJsonRpcFailure(err);
     if (failure) throw failure;

@@ -43,6 +43,11 @@ export class SseStream {
     this.event('message', JSON.stringify(value));
   }
 
+  /** A JSON-RPC message that is JSON text already. */
+  messageText(json: string): void {
+    this.event('message', json);
+  }
+
   /** A priming event (an id with empty data) for clients on 2025-11-25 or later. */
   prime(id: string): void {
     if (!this.closed) this.ex.write(`id: ${id}\ndata: \n\n`);

@@ -5,7 +5,7 @@ import { fail, MailcueError } from '../../errors/registry.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
 import { parseCredential } from '../../security/credentials.js';
-import { errorResponse, type JsonRpcRequest } from './jsonrpc.js';
+import { errorResponse, resultResponse, type JsonRpcRequest } from './jsonrpc.js';
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
 import { admit, type Admitted } from './mcp-server.js';
 import { agentToolRequest, MCP_BODY_MAX_BYTES, onNotification, readIncoming, runInflight, type AgentToolEnv } from './request-pipeline.js';
@@ -71,7 +71,7 @@ function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
     }
     try {
       const result = await runInflight(env, session, admitted, message, id, (abort) => stream.onClose(abort), (n) => stream.message(n));
-      stream.message({ jsonrpc: '2.0', id, result });
+      stream.messageText(resultResponse(id, result));
     } catch (err) {
       // The HTTP status is spent (202); the same JSON-RPC error goes on the stream.
       stream.message(errorResponse(id, asFailure(err)));

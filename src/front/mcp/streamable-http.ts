@@ -5,7 +5,7 @@
 import { fail, MailcueError } from '../../errors/registry.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import { errorResponse, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
+import { errorResponse, resultResponse, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
 import { admit, execute, planBlock, negotiateVersion, SERVER_NAME, SERVER_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type Admitted } from './mcp-server.js';
 import { agentToolRequest, MCP_BODY_MAX_BYTES, onNotification, readIncoming, runInflight, type AgentToolEnv } from './request-pipeline.js';
@@ -69,7 +69,7 @@ function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
       const version = negotiateVersion(message.params?.protocolVersion);
       const opened = await sessions.open(admitted.admission, 'streamable-http', version);
       const result = await execute({ deps, admitted, session: opened, signal: ex.signal, maxWaitMs: env.maxWaitMs, notify: null }, message);
-      ex.sendJson(200, { jsonrpc: '2.0', id: req.id, result }, [[SESSION_HEADER, opened.id]]);
+      ex.sendJsonText(200, resultResponse(req.id, result), [[SESSION_HEADER, opened.id]]);
       return;
     }
     await answerRequest(env, ex, sessions.require(sessionId, session, admitted.admission), admitted, message, req.id, acceptsSse);
@@ -90,10 +90,10 @@ async function answerRequest(
     const hangUp = (abort: () => void) => ex.signal.addEventListener('abort', abort);
     const result = await runInflight(env, session, admitted, message, id, hangUp, s ? (n) => s.message(n) : null);
     if (s) {
-      s.message({ jsonrpc: '2.0', id, result });
+      s.messageText(resultResponse(id, result));
       s.close();
     } else {
-      ex.sendJson(200, { jsonrpc: '2.0', id, result }, [[SESSION_HEADER, session.id]]);
+      ex.sendJsonText(200, resultResponse(id, result), [[SESSION_HEADER, session.id]]);
     }
   } catch (err) {
     if (stream) {
