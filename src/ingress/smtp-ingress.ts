@@ -4,6 +4,7 @@
 // retry is not stored twice (ingest-digest.ts); 250 is answered only after every shard has
 // committed it to LMDB.
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
+import type { Socket } from 'node:net';
 import { errorSpec, type ErrorCode } from '../errors/registry.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Deps } from '../services/deps.js';
@@ -107,6 +108,28 @@ function unparsed(raw: Buffer, session: SMTPServerSession): ParsedMessage {
     headers: {}, attachments: [], otp: null, verification_link: null, size: raw.length,
     safe_text: '', warnings: ['the message could not be parsed; only its raw source is kept'], authentication: unverified(),
   };
+}
+
+/**
+ * A pipelining client (RFC 2920) sends MAIL, RCPT and DATA in one packet, and smtp-server writes
+ * each reply on its own: three sends per mail, each a syscall that also wakes the client. Replies
+ * written in one turn of the event loop leave together instead, at the end of that turn.
+ */
+function coalesceReplies(socket: Socket): void {
+  const write = socket.write;
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    socket.uncork();
+  };
+  socket.write = function (this: Socket, ...args: Parameters<Socket['write']>) {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      setImmediate(uncork);
+    }
+    return write.apply(this, args);
+  } as Socket['write'];
 }
 
 export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<SmtpIngress> {
@@ -214,6 +237,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
     },
   });
   server.on('error', (err) => log.warn({ err }, 'smtp error'));
+  server.server.on('connection', coalesceReplies);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.smtpPort, config.host, () => resolve());
