@@ -1,0 +1,22 @@
+// Component: the parse pool on real worker threads. Mails that end in one event-loop turn cross
+// in one batch; each still gets its own result, and a big one goes alone.
+import test from 'ava';
+// The built pool: its threads load dist/pool/tasks.js (npm test builds first).
+import { WorkPool } from '../../dist/pool/work-pool.js';
+
+function mail(subject: string, body: string): Buffer {
+  return Buffer.from(`From: a@sender.test\r\nTo: b@mailcue.test\r\nSubject: ${subject}\r\nContent-Type: text/plain\r\n\r\n${body}\r\n`);
+}
+
+test('mails parsed in the same turn each get their own message, in any mix of sizes', async (t) => {
+  const pool = new WorkPool(2);
+  try {
+    const big = 'x'.repeat(100_000);
+    const raws = Array.from({ length: 20 }, (_, i) => mail(`Code ${i}`, i === 7 ? `${big}\r\nYour code is ${100000 + i}` : `Your code is ${100000 + i}`));
+    const parsed = await Promise.all(raws.map((raw) => pool.parse(raw)));
+    t.deepEqual(parsed.map((m: { subject: string }) => m.subject), raws.map((_, i) => `Code ${i}`));
+    t.deepEqual(parsed.map((m: { otp: string | null }) => m.otp), raws.map((_, i) => String(100000 + i)));
+  } finally {
+    await pool.close();
+  }
+});
