@@ -279,6 +279,35 @@ test.serial('dashboard - domains: the two records with copy buttons, verify name
   await close();
 });
 
+test.serial('dashboard - domains: a verify answer that comes back after a live update re-rendered the cards still shows on the card', async (t) => {
+  const { api_key } = await svc.createAccount('growth');
+  await svc.api(api_key, 'POST', '/v1/custom-domains', { domain: 'race.example.com' });
+  const { page, close } = await openPage(browser, svc.baseUrl);
+  await signIn(page, svc.baseUrl, api_key, '/dashboard/domains');
+  const card = page.locator('article[data-domain="race.example.com"]');
+  await card.waitFor();
+  await page.waitForSelector('#live.on');
+  // The verify request is held at the browser until another domain, added over REST, has been
+  // rendered by the live update: the card the button was clicked in is gone by then.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let seen!: () => void;
+  const sent = new Promise<void>((resolve) => (seen = resolve));
+  await page.route('**/v1/custom-domains/race.example.com/verify', async (route) => {
+    seen();
+    await held;
+    await route.continue();
+  });
+  await page.click('button:has-text("Verify race.example.com")');
+  await sent;
+  await svc.api(api_key, 'POST', '/v1/custom-domains', { domain: 'later.example.com' });
+  await page.locator('article[data-domain="later.example.com"]').waitFor();
+  release();
+  await card.locator('.error:has-text("MX")').waitFor({ timeout: 10_000 });
+  t.regex(await card.locator('.error').textContent() ?? '', /TXT/);
+  await close();
+});
+
 test.serial('dashboard - webhooks: the delivery log and the disabling show live; a disabled webhook is re-activated', async (t) => {
   const { api_key } = await svc.createAccount('growth');
   await inboxFor(api_key, 'hooked@mailcue.test');

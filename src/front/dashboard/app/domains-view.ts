@@ -9,6 +9,11 @@ export class DomainsView {
   readonly root = h('section', { class: 'card', 'aria-labelledby': 'domains-title' });
   private message: HTMLElement = h('p', { id: 'domain-error', class: 'error', role: 'alert' });
   private readonly loads = new Latest();
+  /**
+   * The last verify outcome per domain. A live update re-renders the cards while a verify is in
+   * flight; its answer then goes to the card on the page, not the one it was clicked in.
+   */
+  private readonly statusOf = new Map<string, string>();
 
   async show(): Promise<void> {
     const form = h('form', { class: 'row', id: 'domain-form' },
@@ -43,7 +48,7 @@ export class DomainsView {
   }
 
   private card(d: Domain): HTMLElement {
-    const status = h('p', { class: 'error', 'aria-live': 'polite' });
+    const status = h('p', { class: 'error', 'aria-live': 'polite' }, this.statusOf.get(d.domain) ?? '');
     return h('article', { class: 'card', 'data-domain': d.domain, 'aria-label': d.domain },
       h('div', { class: 'row' }, h('h2', { class: 'grow addr' }, d.domain),
         h('span', { class: d.verified ? 'ok' : 'muted' }, d.verified ? 'Verified' : 'Not verified')),
@@ -52,7 +57,7 @@ export class DomainsView {
         h('dt', {}, 'TXT record (host @)'), h('dd', {}, h('code', {}, d.txt_record), copyButton(d.txt_record, `Copy TXT record of ${d.domain}`))),
       h('p', { class: 'counts' }, `Added ${formatDate(d.added_at)}`),
       h('div', { class: 'row' },
-        d.verified ? null : h('button', { type: 'button', onclick: () => void this.verify(d.domain, status) }, `Verify ${d.domain}`),
+        d.verified ? null : h('button', { type: 'button', onclick: () => void this.verify(d.domain) }, `Verify ${d.domain}`),
         h('button', { type: 'button', class: 'danger', onclick: () => void this.remove(d.domain) }, `Delete domain ${d.domain}`)),
       status);
   }
@@ -69,14 +74,23 @@ export class DomainsView {
     }
   }
 
-  private async verify(domain: string, status: HTMLElement): Promise<void> {
-    status.textContent = 'Looking up DNS…';
+  private async verify(domain: string): Promise<void> {
+    this.setStatus(domain, 'Looking up DNS…');
     try {
       await api('POST', `/v1/custom-domains/${enc(domain)}/verify`);
+      this.setStatus(domain, '');
       announce(`Domain ${domain} verified`);
       await this.refresh();
     } catch (err) {
-      status.textContent = err instanceof ApiError && err.body.hint ? `${err.message} ${String(err.body.hint)}` : errorText(err);
+      this.setStatus(domain, err instanceof ApiError && err.body.hint ? `${err.message} ${String(err.body.hint)}` : errorText(err));
+    }
+  }
+
+  private setStatus(domain: string, text: string): void {
+    if (text) this.statusOf.set(domain, text);
+    else this.statusOf.delete(domain);
+    for (const card of this.root.querySelectorAll<HTMLElement>('#domain-list article[data-domain]')) {
+      if (card.dataset.domain === domain) card.querySelector<HTMLElement>(':scope > p.error')!.textContent = text;
     }
   }
 
