@@ -7,6 +7,19 @@ export const SLOT_COUNT = 1024;
 
 /** The slot of a routing key (lowercase address, account id or lowercase domain), UTF-8. */
 export function slotOf(key: string): number {
-  // One-shot hash: a front routes every request by it, and createHash's object costs twice the time.
-  return hash('sha256', key, 'buffer').readUInt32BE(0) % SLOT_COUNT;
+  let slot = recent.get(key);
+  if (slot === undefined) {
+    // One-shot hash: createHash's object costs twice the time.
+    slot = hash('sha256', key, 'buffer').readUInt32BE(0) % SLOT_COUNT;
+    if (recent.size >= RECENT_MAX) recent.clear();
+    recent.set(key, slot);
+  }
+  return slot;
 }
+
+/**
+ * Slots of recently routed keys: a front routes each request by two (account, inbox), and the
+ * same keys come back request after request. Bounded; a flood of new keys only empties it.
+ */
+const recent = new Map<string, number>();
+const RECENT_MAX = 16_384;
