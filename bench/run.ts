@@ -2,12 +2,12 @@
 // every scenario against it (and the floors and MailDev beside it, in the same run), prints the
 // results and the targets, and writes bench/results/latest.json.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { findWrk } from './lib/http-load.js';
 import { Mailcue } from './lib/mailcue.js';
-import { CORES, git, stopAll } from './lib/proc.js';
+import { benchSession, CORES, git, stopAll } from './lib/proc.js';
 import { evaluateTargets, formatTables } from './lib/report.js';
 import { runScenario } from './lib/run-scenario.js';
 import type { Context, Scenario, ScenarioResult } from './lib/scenario.js';
@@ -49,9 +49,7 @@ function wrkVersion(wrk: string): string {
 async function main(): Promise<void> {
   const { quick, only } = parseArgs(process.argv.slice(2));
   if (!existsSync('dist/cli/main.js')) throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
-  const started = Date.now();
-  const log = (m: string) => console.error(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${m}`);
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'mailcue-bench-run-'));
+  const { started, log, tmp } = benchSession('bench', 5);
   const results = new Map<string, ScenarioResult>();
   const ordered: ScenarioResult[] = [];
   const wanted = (s: Scenario) => !only || only.has(s.name);

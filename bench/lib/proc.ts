@@ -1,7 +1,7 @@
 // Child processes of the bench: spawning (with a raised open-file limit when allowed), stopping by
 // PID (SIGTERM, then SIGKILL), and reading CPU time and RSS from /proc.
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -170,6 +170,13 @@ export function git(...args: string[]): string {
   } catch {
     return 'unknown';
   }
+}
+
+/** A bench run's clock, its log (seconds since start, on stderr) and a temp dir of its own. */
+export function benchSession(name: string, width = 6): { started: number; log: (m: string) => void; tmp: string } {
+  const started = Date.now();
+  const log = (m: string) => console.error(`[${name} ${((Date.now() - started) / 1000).toFixed(1).padStart(width)} s] ${m}`);
+  return { started, log, tmp: mkdtempSync(path.join(os.tmpdir(), `mailcue-bench-${name}-`)) };
 }
 
 /**

@@ -5,8 +5,8 @@ import { Generator } from '../lib/generator.js';
 import type { MailKind } from '../lib/mails.js';
 import { LARGE_ATTACHMENT_BYTES, otpFor } from '../lib/mails.js';
 import { jsonRequest, mapLimit } from '../lib/net-util.js';
-import { cores, cpuShare, foreignCores, measure, type Context, type Scenario } from '../lib/scenario.js';
-import type { SmtpLoadResult } from '../lib/smtp-client.js';
+import type { Context, Scenario } from '../lib/scenario.js';
+import { countedSmtpLoad } from '../lib/smtp-scenario.js';
 
 interface Params {
   connections: number;
@@ -64,21 +64,9 @@ function ingest(name: string, kind: MailKind, full: Params, quick: Params, title
       const tag = `${kind}${Date.now() % 100000}`;
       const gen = await Generator.start('smtp-sender');
       try {
-        await gen.call<SmtpLoadResult>('smtpLoad', { host: '127.0.0.1', port: ctx.mailcue.smtpPort, connections: p.connections, total: p.warmupMails, kind, recipients: ctx.readInboxes, tag: `warm${tag}`, timeLimitMs: 60_000 }, 90_000);
-        const c0 = await gen.cpu();
-        const m = await measure(() => ctx.mailcue.pids, () =>
-          gen.call<SmtpLoadResult>('smtpLoad', { host: '127.0.0.1', port: ctx.mailcue.smtpPort, connections: p.connections, total: p.mails, kind, recipients: ctx.readInboxes, tag, timeLimitMs: (this.timeLimitS(ctx.quick) - 10) * 1000 }, this.timeLimitS(ctx.quick) * 1000));
-        const r = m.value;
-        const clientCpu = gen.cpuS - c0;
-        const checked = await verify(ctx, kind, tag, r.sent);
-        return {
-          ops: r.accepted, duration_s: r.duration_s, ops_per_s: r.ops_per_s, ...r.latency, peak_rss_mb: m.peak_rss_mb,
-          client_cpu_share: cpuShare(clientCpu, r.duration_s), generator: 'raw-socket SMTP sender (node, PIPELINING)',
-          connections: p.connections, bytes_per_mail: r.bytes_per_mail, refused: r.refused, timed_out: r.timed_out || undefined,
-          server_cpu_cores: cores(m.server_cpu_s, r.duration_s), foreign_cpu_cores: foreignCores(m, clientCpu), client_cpu_cores: cores(clientCpu, r.duration_s),
-          server_cpu_ms_per_mail: r.accepted ? Math.round((m.server_cpu_s / r.accepted) * 1e6) / 1e3 : null,
-          ...checked,
-        };
+        const load = { host: '127.0.0.1', port: ctx.mailcue.smtpPort, connections: p.connections, kind, recipients: ctx.readInboxes };
+        const { sent, fields } = await countedSmtpLoad(gen, () => ctx.mailcue.pids, { load, mails: p.mails, warmupMails: p.warmupMails, tag, timeLimitS: this.timeLimitS(ctx.quick) });
+        return { ...fields, ...(await verify(ctx, kind, tag, sent)) };
       } finally {
         await gen.stop();
       }

@@ -7,7 +7,7 @@
 //     on odd rounds, empty on even ones) and the next round waits until every copy is made.
 //     At the end every acknowledged tag is looked up: lost (must be 0) and duplicates.
 // Bounded: each phase has a cap; every process is stopped by PID. Writes bench/results/chaos.json.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
@@ -17,7 +17,7 @@ import { readClusterStatus, type ClusterStatus } from '../../src/cluster/status.
 import { startEtcd } from '../lib/etcd.js';
 import { Mailcue } from '../lib/mailcue.js';
 import { jsonRequest } from '../lib/net-util.js';
-import { CORES, git, runTool, waitFor, writeReport } from '../lib/proc.js';
+import { benchSession, CORES, git, runTool, waitFor, writeReport } from '../lib/proc.js';
 import { runSmtpLoad } from '../lib/smtp-client.js';
 import { percentiles, round } from '../lib/stats.js';
 
@@ -33,9 +33,7 @@ const FAILOVER_LIMIT_MS = 30_000;
 const REJOIN_LIMIT_MS = 180_000;
 const RESULTS = path.resolve('bench/results/chaos.json');
 
-const started = Date.now();
-const log = (m: string) => console.error(`[chaos ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${m}`);
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'mailcue-bench-chaos-'));
+const { started, log, tmp } = benchSession('chaos');
 
 function rawMail(tag: string, to: string[]): string {
   return [`From: Bench <bench@example.com>`, `To: ${to.join(', ')}`, `Subject: tag ${tag}`, `Message-ID: <${tag}@chaos.bench>`,

@@ -10,7 +10,6 @@
 //      again at the end.
 // Every process is stopped by PID, every loop is capped in count and time. Writes
 // bench/results/reshard.json.
-import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Cluster } from '../../src/rpc/cluster.js';
@@ -25,7 +24,7 @@ import { startEtcd } from '../lib/etcd.js';
 import { Mailcue } from '../lib/mailcue.js';
 import { smallMail } from '../lib/mails.js';
 import { jsonRequest, mapLimit } from '../lib/net-util.js';
-import { CORES, cpuSeconds, git, machineBusySeconds, runTool, writeReport, type Child } from '../lib/proc.js';
+import { benchSession, CORES, cpuSeconds, git, machineBusySeconds, runTool, writeReport, type Child } from '../lib/proc.js';
 import { runScenario } from '../lib/run-scenario.js';
 import type { Context, Scenario, ScenarioResult } from '../lib/scenario.js';
 import { percentiles, round, Samples } from '../lib/stats.js';
@@ -49,9 +48,7 @@ const PROBE_EVERY_MS = 20;
 const PROBE_MAX_WRITES = 100_000;
 const RESULTS = path.resolve('bench/results/reshard.json');
 
-const started = Date.now();
-const log = (m: string) => console.error(`[reshard ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${m}`);
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'mailcue-bench-reshard-'));
+const { started, log, tmp } = benchSession('reshard');
 
 type Etcd = ReturnType<typeof connectEtcd>;
 

@@ -18,8 +18,9 @@ export function slotOf(key: string): number {
 }
 
 /**
- * Slots of recently routed keys: a front routes each request by two (account, inbox), and the
- * same keys come back request after request. Bounded; a flood of new keys only empties it.
+ * Slots of recent keys: a front routes each request by two (account, inbox), a shard keys each
+ * record by one, and the same keys come back call after call. Bounded; a flood of new keys only
+ * empties it.
  */
 const recent = new Map<string, number>();
 const RECENT_MAX = 16_384;

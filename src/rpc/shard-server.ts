@@ -62,10 +62,11 @@ function run(actors: CommandDispatcher, id: number, deadline: number, command: U
     return;
   }
   const succeed = (value: unknown) => {
+    const reply = () => answer({ id, result: codec.pack(value), error: null });
     // A command that wrote is answered once its followers hold the write too (REPLICATION_ACK=all).
     const replicated = durability && durability.writes !== writesBefore ? durability.barrier() : null;
-    if (replicated) void replicated.then(() => answer({ id, result: codec.pack(value), error: null }));
-    else answer({ id, result: codec.pack(value), error: null });
+    if (replicated) void replicated.then(reply);
+    else reply();
   };
   if (result instanceof Promise) result.then(succeed, (err) => answer(errorReply(id, err, log)));
   else succeed(result);

@@ -44,24 +44,9 @@ export function isSlotBound(db: string): boolean {
   return SLOT_BOUND.has(db);
 }
 
-/** Slots of recent routing keys: a SHA-256 costs ~1.5 µs, a map hit a few dozen ns. */
-const slotCache = new Map<string, number>();
-const SLOT_CACHE_SIZE = 8192;
-
-/** The slot of a routing key (src/cluster/slots.ts), remembered for the next call. */
-export function slotFor(routing: string): number {
-  let slot = slotCache.get(routing);
-  if (slot === undefined) {
-    if (slotCache.size >= SLOT_CACHE_SIZE) slotCache.clear();
-    slot = slotOf(routing);
-    slotCache.set(routing, slot);
-  }
-  return slot;
-}
-
 /** A slot-bound key: the slot of `routing`, then `parts`. */
 export function inSlot(routing: string, ...parts: (string | number)[]): (string | number)[] {
-  return [slotFor(routing), ...parts];
+  return [slotOf(routing), ...parts];
 }
 
 /** The slot a slot-bound key starts with; throws on a key without one (a store bug, never data). */

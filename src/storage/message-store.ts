@@ -10,7 +10,8 @@
 // [slot(address), message_id]; raw [slot(address), address, message_id].
 import type { Database, RootDatabase } from 'lmdb';
 import type { MessageRecord } from '../contract/model.js';
-import { entryCount, inSlot, openDb, prefixRange, slotFor, type Key } from './keys.js';
+import { slotOf } from '../cluster/slots.js';
+import { entryCount, inSlot, openDb, prefixRange, type Key } from './keys.js';
 
 /** The two kinds of key in message_digests, after the address. */
 const BY_DIGEST = 'd';
@@ -66,7 +67,7 @@ export class MessageStore {
     const putting = this.putting;
     this.putting = null;
     const put = putting?.id === id ? [...putting.slots.values()].reduce((a, b) => a + b, 0) : 0;
-    if (put !== copies || !putting!.slots.has(slotFor(inbox))) {
+    if (put !== copies || !putting!.slots.has(slotOf(inbox))) {
       throw new Error(`putSource(${id}): ${copies} copies from ${inbox}, but ${put} messages were just put under this id`);
     }
     const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
@@ -77,7 +78,7 @@ export class MessageStore {
   }
 
   raw(address: string, id: string): Buffer | undefined {
-    const slot = slotFor(address);
+    const slot = slotOf(address);
     return this.sources.getBinary([slot, id]) ?? this.legacySources.getBinary([slot, address, id]);
   }
 
@@ -101,7 +102,7 @@ export class MessageStore {
 
   /** Inside a transaction: one message no longer needs its source; the last one of the slot removes it. */
   private releaseSource(address: string, id: string): void {
-    const slot = slotFor(address);
+    const slot = slotOf(address);
     void this.legacySources.remove([slot, address, id]);
     const refs = this.sourceRefs.get([slot, id]);
     if (refs === undefined) return;
