@@ -1,12 +1,12 @@
 // The cluster as the front tier sees it: a Placement of shard clients. A command goes to the shard
 // that owns its route key, or to every shard when it has none (listings gathered across shards).
-// A `moved` answer (the slot changed owner) is re-sent to the new owner once the map shows it; a
-// parked long-poll is re-sent with the same `since` and the time it has left.
+// Each command travels as a RoutedCall, which follows a slot that changed owner or failed over.
 import { routeKey, type Command } from '../contract/commands.js';
 import type { ShardAddress } from '../config/config.js';
 import { MailcueError } from '../errors/registry.js';
 import { StaticPlacement, type Placement } from './placement.js';
-import type { CallOptions, LatencyObserver, ShardClient } from './shard-client.js';
+import type { CancelSignal } from '../util/cancel.js';
+import type { CallOptions, CallSink, LatencyObserver, ShardClient } from './shard-client.js';
 import type { TlsMaterial } from './tls.js';
 
 /** How often one command follows `moved` before the caller sees 503 with Retry-After. */
@@ -37,41 +37,19 @@ export class Cluster {
   }
 
   call<T>(command: Command, options: CallOptions = {}): Promise<T> {
-    const key = routeKey(command);
-    if (key === null) throw new Error(`${command.type} goes to every shard; use broadcast()`);
-    return this.send<T>(key, command, options, 1, Date.now());
-  }
-
-  private send<T>(key: string, command: Command, options: CallOptions, attempt: number, started: number): Promise<T> {
-    let route;
-    try {
-      route = this.placement.route(key);
-    } catch (err) {
-      // No live primary right now (the slot's is gone, its follower not promoted yet).
-      if (command.type === 'message.wait' && this.placement.fenced && err instanceof MailcueError && err.code === 'unavailable') return this.repark<T>(key, command, options, null, 0, started);
-      return Promise.reject(err);
-    }
-    const { slot, epoch } = route;
-    return route.client.call<T>(command, { ...options, slot, epoch }).catch(async (err: unknown) => {
-      if (options.signal?.aborted || !(err instanceof MailcueError)) throw err;
-      if (err.code === 'unavailable' && epoch > 0 && command.type === 'message.wait') return this.repark<T>(key, command, options, slot, epoch, started);
-      if (err.code !== 'moved') throw err;
-      if (attempt >= MOVED_ATTEMPTS) throw new MailcueError('unavailable', 'The inbox is moving between shards; retry in a second', { retry_after_s: 1 });
-      await this.placement.changed(slot, epoch, MOVED_WAIT_MS);
-      return this.send<T>(key, remaining(command, started), remainingOptions(options, started), attempt + 1, started);
-    });
+    return new Promise<T>((resolve, reject) => this.submit(command, options, { resolve: resolve as (v: unknown) => void, reject }));
   }
 
   /**
-   * A parked long-poll whose shard went away (DESIGN.md §8 "Failover"): it waits for the slot's
-   * new primary, for as long as the poll had left, and parks there with the same `since`.
+   * call() without a promise: the outcome goes to `sink`. A parked long-poll then holds only its
+   * RoutedCall and its sink, not a chain of awaiting functions.
    */
-  private async repark<T>(key: string, command: Command, options: CallOptions, slot: number | null, epoch: number, started: number): Promise<T> {
-    const left = (command as Extract<Command, { type: 'message.wait' }>).timeoutMs - (Date.now() - started);
-    if (left <= 0) throw new MailcueError('unavailable', 'The inbox\'s shard is failing over; retry in a second', { retry_after_s: 1 });
-    if (slot === null) await new Promise((r) => setTimeout(r, Math.min(left, REPARK_POLL_MS)));
-    else await this.placement.changed(slot, epoch, Math.min(left, MOVED_WAIT_MS));
-    return this.send<T>(key, remaining(command, started), remainingOptions(options, started), 1, started);
+  submit(command: Command, options: CallOptions, sink: CallSink): void {
+    const key = routeKey(command);
+    if (key === null) throw new Error(`${command.type} goes to every shard; use broadcast()`);
+    const call = new RoutedCall(this.placement, key, command, options.timeoutMs, options.signal, sink);
+    options.signal?.addEventListener('abort', call);
+    call.send();
   }
 
   broadcast<T>(command: Command, options?: CallOptions): Promise<T[]> {
@@ -109,13 +87,99 @@ export class Cluster {
   }
 }
 
-/** A long-poll re-sent after `moved` waits only for the time it had left, with the same `since`. */
-function remaining(command: Command, started: number): Command {
-  if (command.type !== 'message.wait') return command;
-  return { ...command, timeoutMs: Math.max(0, command.timeoutMs - (Date.now() - started)) };
-}
+/**
+ * One command on its way to the shard that owns its key. A `moved` answer (the slot changed owner)
+ * sends it again to the new owner once the map shows it; a long-poll whose shard went away waits
+ * for the slot's new primary and parks there with the same `since` and the time it has left.
+ * It listens for its caller's abort itself (handleEvent), so that costs no closure.
+ */
+class RoutedCall implements CallSink {
+  private readonly started = Date.now();
+  private attempt = 1;
+  private sends = 0;
+  /** The shard and request id of the attempt in flight; null between attempts. */
+  private client: ShardClient | null = null;
+  private id = 0;
+  private slot = 0;
+  private epoch = 0;
 
-function remainingOptions(options: CallOptions, started: number): CallOptions {
-  if (options.timeoutMs === undefined) return options;
-  return { ...options, timeoutMs: Math.max(1, options.timeoutMs - (Date.now() - started)) };
+  constructor(
+    private readonly placement: Placement,
+    private readonly key: string,
+    private readonly command: Command,
+    private readonly timeoutMs: number | undefined,
+    private readonly signal: CancelSignal | undefined,
+    private readonly sink: CallSink,
+  ) {}
+
+  send(): void {
+    if (this.signal?.aborted) {
+      this.sink.reject(new MailcueError('unavailable', 'Request cancelled'));
+      return;
+    }
+    let route;
+    try {
+      route = this.placement.route(this.key);
+    } catch (err) {
+      // No live primary right now (the slot's is gone, its follower not promoted yet).
+      if (this.command.type === 'message.wait' && this.placement.fenced && err instanceof MailcueError && err.code === 'unavailable') this.repark(null, 0);
+      else this.sink.reject(err as Error);
+      return;
+    }
+    this.slot = route.slot;
+    this.epoch = route.epoch;
+    this.client = route.client;
+    const again = this.sends++ > 0;
+    this.id = route.client.submit(again ? this.commandLeft() : this.command, { timeoutMs: this.timeoutLeft(), slot: route.slot, epoch: route.epoch }, this);
+  }
+
+  resolve(value: unknown): void {
+    this.client = null;
+    this.sink.resolve(value);
+  }
+
+  reject(err: Error): void {
+    this.client = null;
+    if (this.signal?.aborted || !(err instanceof MailcueError)) return this.sink.reject(err);
+    if (err.code === 'unavailable' && this.epoch > 0 && this.command.type === 'message.wait') return this.repark(this.slot, this.epoch);
+    if (err.code !== 'moved') return this.sink.reject(err);
+    if (this.attempt >= MOVED_ATTEMPTS) return this.sink.reject(new MailcueError('unavailable', 'The inbox is moving between shards; retry in a second', { retry_after_s: 1 }));
+    this.attempt++;
+    this.after(this.placement.changed(this.slot, this.epoch, MOVED_WAIT_MS));
+  }
+
+  /** The caller hung up: the shard is told to drop the request, and answers it. */
+  handleEvent(): void {
+    this.client?.cancel(this.id);
+  }
+
+  private repark(slot: number | null, epoch: number): void {
+    const left = this.waitLeft();
+    if (left <= 0) return this.sink.reject(new MailcueError('unavailable', 'The inbox\'s shard is failing over; retry in a second', { retry_after_s: 1 }));
+    this.attempt = 1;
+    this.after(slot === null ? new Promise<void>((r) => setTimeout(r, Math.min(left, REPARK_POLL_MS))) : this.placement.changed(slot, epoch, Math.min(left, MOVED_WAIT_MS)));
+  }
+
+  private after(ready: Promise<unknown>): void {
+    ready.then(() => this.send(), (err: Error) => this.sink.reject(err));
+  }
+
+  private elapsed(): number {
+    return Date.now() - this.started;
+  }
+
+  private waitLeft(): number {
+    return (this.command as Extract<Command, { type: 'message.wait' }>).timeoutMs - this.elapsed();
+  }
+
+  /** A long-poll sent again waits only for the time it has left, with the same `since`. */
+  private commandLeft(): Command {
+    if (this.command.type !== 'message.wait') return this.command;
+    return { ...this.command, timeoutMs: Math.max(0, this.waitLeft()) };
+  }
+
+  private timeoutLeft(): number | undefined {
+    if (this.timeoutMs === undefined) return undefined;
+    return Math.max(1, this.timeoutMs - this.elapsed());
+  }
 }

@@ -18,15 +18,26 @@ export interface CallOptions {
   epoch?: number;
 }
 
-interface Pending {
+/**
+ * Where a call's outcome goes: a promise's resolve and reject, or the record of a parked request
+ * itself, so that a parked long-poll holds no promise chain.
+ */
+export interface CallSink {
   resolve(value: unknown): void;
   reject(err: Error): void;
+}
+
+interface Pending {
+  sink: CallSink;
   stream: Stream;
   deadline: number;
   command: string;
   started: number;
-  /** The packed command of a read, kept to send it again if its stream breaks; null otherwise. */
-  resend: Uint8Array | null;
+  /**
+   * A read, kept to send it again if its stream breaks; null otherwise. The command, not its
+   * packed bytes: those are a view into msgpackr's shared buffer and would pin it.
+   */
+  resend: Command | null;
   /** Fencing of the command (cluster mode), sent again with it. */
   slot: number;
   epoch: number;
@@ -137,12 +148,12 @@ export class ShardClient {
       if (p.resend) {
         replacement ??= this.stream();
         p.stream = replacement;
-        this.send(replacement, id, p.deadline, p.resend, p.slot, p.epoch);
+        this.send(replacement, id, p.deadline, codec.pack(p.resend), p.slot, p.epoch);
         p.resend = null;
         continue;
       }
       this.pending.delete(id);
-      p.reject(new MailcueError('unavailable', `Shard ${this.shardId} is unavailable${err ? `: ${err.message}` : ''}`));
+      p.sink.reject(new MailcueError('unavailable', `Shard ${this.shardId} is unavailable${err ? `: ${err.message}` : ''}`));
     }
   }
 
@@ -161,6 +172,14 @@ export class ShardClient {
   call<T>(command: Command, options: CallOptions = {}): Promise<T> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(new MailcueError('unavailable', 'Request cancelled'));
+    return new Promise<T>((resolve, reject) => {
+      const id = this.submit(command, options, { resolve: resolve as (v: unknown) => void, reject });
+      if (signal) signal.addEventListener('abort', cancelOnAbort(this, id));
+    });
+  }
+
+  /** Sends a command whose outcome goes to `sink` (options.signal is not watched); returns the id cancel() takes. */
+  submit(command: Command, options: CallOptions, sink: CallSink): number {
     const id = this.nextId++;
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
     const stream = this.stream();
@@ -169,12 +188,9 @@ export class ShardClient {
     const slot = options.slot ?? 0;
     const epoch = options.epoch ?? 0;
     this.send(stream, id, deadline, packed, slot, epoch);
-    const resend = IDEMPOTENT.has(type) ? packed : null;
-    const promise = new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, stream, deadline, command: type, started: performance.now(), resend, slot, epoch });
-    });
-    if (signal) signal.addEventListener('abort', cancelOnAbort(this, id));
-    return promise;
+    const resend = IDEMPOTENT.has(type) ? command : null;
+    this.pending.set(id, { sink, stream, deadline, command: type, started: performance.now(), resend, slot, epoch });
+    return id;
   }
 
   /** Tells the shard to drop the request; the pending entry settles with the shard's answer. */
@@ -204,12 +220,12 @@ export class ShardClient {
     const ok = !reply.error;
     this.observe?.(p.command, (performance.now() - p.started) / 1000, ok);
     if (ok) {
-      p.resolve(reply.result.length ? codec.unpack(reply.result) : undefined);
+      p.sink.resolve(reply.result.length ? codec.unpack(reply.result) : undefined);
       return;
     }
     const { code, message, details } = reply.error!;
     const extra = details.length ? (codec.unpack(details) as ErrorDetails) : undefined;
-    p.reject(new MailcueError(isErrorCode(code) ? code : 'internal', message, extra));
+    p.sink.reject(new MailcueError(isErrorCode(code) ? code : 'internal', message, extra));
   }
 
   private sweep(): void {
@@ -219,7 +235,7 @@ export class ShardClient {
       this.pending.delete(id);
       this.replyParts.drop(id);
       this.cancel(id);
-      p.reject(new MailcueError('deadline_exceeded', `Shard ${this.shardId} did not answer ${p.command} in time`));
+      p.sink.reject(new MailcueError('deadline_exceeded', `Shard ${this.shardId} did not answer ${p.command} in time`));
     }
   }
 
@@ -247,7 +263,7 @@ export class ShardClient {
   close(): void {
     clearInterval(this.sweeper);
     for (const s of this.streams) if (s?.alive) s.call.end();
-    for (const p of this.pending.values()) p.reject(new MailcueError('unavailable', 'Client closed'));
+    for (const p of this.pending.values()) p.sink.reject(new MailcueError('unavailable', 'Client closed'));
     this.pending.clear();
     this.client.close();
     this.health.close();

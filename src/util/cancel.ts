@@ -1,18 +1,29 @@
 // The little of AbortSignal that Mailcue uses, so a parked long-poll can carry a one-field
 // cancellation instead of an AbortController and its EventTarget (a real AbortSignal fits too).
+
+/** A function, or an object with handleEvent() (the DOM's EventListener), so a record can listen without a closure. */
+export type AbortListener = (() => void) | { handleEvent(): void };
+
 export interface CancelSignal {
   readonly aborted: boolean;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  addEventListener(type: 'abort', listener: AbortListener, options?: { once?: boolean }): void;
 }
 
-/** A one-shot cancellation with at most a few listeners. */
+function notify(listener: AbortListener): void {
+  if (typeof listener === 'function') listener();
+  else listener.handleEvent();
+}
+
+/** A one-shot cancellation with at most a few listeners (one, on a parked long-poll: kept without an array). */
 export class Cancellation implements CancelSignal {
-  private listeners: (() => void)[] | null = null;
+  private listeners: AbortListener | AbortListener[] | null = null;
   aborted = false;
 
-  addEventListener(_type: 'abort', listener: () => void): void {
-    if (this.aborted) listener();
-    else (this.listeners ??= []).push(listener);
+  addEventListener(_type: 'abort', listener: AbortListener): void {
+    if (this.aborted) notify(listener);
+    else if (this.listeners === null) this.listeners = listener;
+    else if (Array.isArray(this.listeners)) this.listeners.push(listener);
+    else this.listeners = [this.listeners, listener];
   }
 
   abort(): void {
@@ -20,6 +31,7 @@ export class Cancellation implements CancelSignal {
     this.aborted = true;
     const listeners = this.listeners;
     this.listeners = null;
-    if (listeners) for (const l of listeners) l();
+    if (Array.isArray(listeners)) for (const l of listeners) notify(l);
+    else if (listeners) notify(listeners);
   }
 }

@@ -23,6 +23,13 @@ const READ_HEADERS = [
 ] as const;
 type ReadHeader = (typeof READ_HEADERS)[number];
 
+/** What every exchange reports to its router: errors to map into an answer, and each end for metrics. */
+export interface ExchangeHooks {
+  onError(ex: Exchange, err: unknown): void;
+  /** Once per request, when it is answered, ends its stream, or the client hangs up (status 0). */
+  observe?(ex: Exchange, seconds: number): void;
+}
+
 /** A path segment, percent-decoded; malformed encoding is kept as sent (it then names nothing). */
 function decodePathParam(raw: string): string {
   try {
@@ -32,13 +39,23 @@ function decodePathParam(raw: string): string {
   }
 }
 
+/** What the handlers read of a request; a parked long-poll drops it (Exchange.releaseRequest). */
+interface RequestData {
+  readonly path: string;
+  readonly rawQuery: string;
+  readonly params: readonly string[];
+  /** Values of READ_HEADERS by position ('' when absent): a flat array is the smallest holder. */
+  readonly headers: readonly string[];
+}
+
+const RELEASED: RequestData = { path: '', rawQuery: '', params: [], headers: [] };
+
+/** One string per method name, so a parked request does not keep its own copy. */
+const METHOD_NAMES = new Map(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'].map((m) => [m, m]));
+
 export class Exchange {
   readonly method: string;
-  readonly path: string;
-  private readonly rawQuery: string;
-  readonly params: string[];
-  /** Values of READ_HEADERS by position ('' when absent): a flat array is the smallest holder. */
-  private readonly headers: string[];
+  private request: RequestData;
   private extraHeaders: [string, string][] | null = null;
   /** Made only when someone listens (long-polls); most requests never need one. */
   private cancellation: Cancellation | null = null;
@@ -49,26 +66,56 @@ export class Exchange {
   /** Set by the router: the route pattern, for metrics without unbounded label values. */
   route = '';
   status = 0;
+  private readonly started: number;
 
   /** `bodyLimit`: the most this route reads, declared once where the route is added. */
-  constructor(readonly res: HttpResponse, req: HttpRequest, paramCount: number, private readonly bodyLimit = DEFAULT_BODY_MAX_BYTES) {
-    this.method = req.getCaseSensitiveMethod().toUpperCase();
-    this.path = req.getUrl();
-    this.rawQuery = req.getQuery() ?? '';
+  constructor(readonly res: HttpResponse, req: HttpRequest, paramCount: number, private readonly hooks: ExchangeHooks, private readonly bodyLimit = DEFAULT_BODY_MAX_BYTES) {
+    this.started = hooks.observe ? performance.now() : 0;
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    this.method = METHOD_NAMES.get(method) ?? method;
+    const params = new Array<string>(paramCount);
+    for (let i = 0; i < paramCount; i++) params[i] = decodePathParam(req.getParameter(i) ?? '');
     // Only the headers Mailcue reads are kept: a parked long-poll should not hold the rest.
-    this.headers = READ_HEADERS.map((name) => req.getHeader(name));
-    this.params = [];
-    for (let i = 0; i < paramCount; i++) this.params.push(decodePathParam(req.getParameter(i) ?? ''));
+    this.request = { path: req.getUrl(), rawQuery: req.getQuery() ?? '', params, headers: READ_HEADERS.map((name) => req.getHeader(name)) };
     res.onAborted(() => {
-      this.finished = true;
       this.aborted = true;
+      this.finish();
       this.cancellation?.abort();
     });
   }
 
+  /** Marks the response ended (it must not be touched again) and observes it, once. */
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.hooks.observe?.(this, (performance.now() - this.started) / 1000);
+  }
+
+  /** Answers with the error, mapped by the router's hooks (nothing if the response has ended). */
+  fail(err: unknown): void {
+    this.hooks.onError(this, err);
+  }
+
+  get path(): string {
+    return this.request.path;
+  }
+
+  /** The route's path parameters, percent-decoded. */
+  get params(): readonly string[] {
+    return this.request.params;
+  }
+
   /** Query parameters, parsed on each call and not kept: a parked long-poll should not hold them. */
   get query(): URLSearchParams {
-    return new URLSearchParams(this.rawQuery);
+    return new URLSearchParams(this.request.rawQuery);
+  }
+
+  /**
+   * The handler has read all it needs from the request and parks: the path, query and headers are
+   * dropped (they then read as empty), so what waits is the response and little else.
+   */
+  releaseRequest(): void {
+    this.request = RELEASED;
   }
 
   /** The client's IP address as text; read it before the first await (uWS rule). */
@@ -91,8 +138,8 @@ export class Exchange {
   }
 
   header(name: ReadHeader): string | undefined {
-    const i = READ_HEADERS.indexOf(name);
-    return i < 0 || this.headers[i] === '' ? undefined : this.headers[i];
+    const value = this.request.headers[READ_HEADERS.indexOf(name)];
+    return value === '' ? undefined : value;
   }
 
   setHeader(name: string, value: string): this {
@@ -154,7 +201,6 @@ export class Exchange {
 
   send(status: number, body: string | Uint8Array, contentType: string | null, headers: [string, string][] = []): void {
     if (this.finished) return;
-    this.finished = true;
     this.status = status;
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status));
@@ -163,6 +209,7 @@ export class Exchange {
       for (const [k, v] of headers) this.res.writeHeader(k, v);
       this.res.end(body);
     });
+    this.finish();
   }
 
   sendJson(status: number, value: unknown, headers: [string, string][] = []): void {
@@ -209,15 +256,15 @@ export class Exchange {
 
   end(chunk = ''): void {
     if (this.finished) return;
-    this.finished = true;
     this.res.cork(() => this.res.end(chunk));
+    this.finish();
   }
 
   /** Closes the connection without a response (used only when a stream must be cut). */
   close(): void {
     if (this.finished) return;
-    this.finished = true;
     this.res.close();
+    this.finish();
   }
 
   get isStreaming(): boolean {

@@ -1,27 +1,22 @@
 // Routes on uWebSockets.js' own router. Each handler gets an Exchange; a thrown or rejected error
 // goes to the router's one error mapper, and every answered request is observed for metrics.
-import { DEFAULT_BODY_MAX_BYTES, Exchange } from './exchange.js';
+// A handler may also return before it answers (a parked long-poll) and answer through the
+// Exchange later: the answer, not the handler's return, is what gets observed.
+import { DEFAULT_BODY_MAX_BYTES, Exchange, type ExchangeHooks } from './exchange.js';
 import type { TemplatedApp } from './uws.js';
 
 export type Handler = (ex: Exchange) => unknown;
 export type Method = 'get' | 'post' | 'del' | 'patch' | 'put' | 'options' | 'any';
-
-export interface RouterHooks {
-  onError(ex: Exchange, err: unknown): void;
-  observe?(ex: Exchange, seconds: number): void;
-}
+export type RouterHooks = ExchangeHooks;
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** One async frame per request (a parked long-poll keeps it), rather than several closures. */
-async function run(handler: Handler, ex: Exchange, onError: RouterHooks['onError'], observe: RouterHooks['observe']): Promise<void> {
-  const started = observe ? performance.now() : 0;
+async function run(handler: Handler, ex: Exchange): Promise<void> {
   try {
     await handler(ex);
   } catch (err) {
-    onError(ex, err);
+    ex.fail(err);
   }
-  observe?.(ex, (performance.now() - started) / 1000);
 }
 
 export class Router {
@@ -30,11 +25,11 @@ export class Router {
   /** `bodyMaxBytes`: the largest body the route reads (REST's default unless it says otherwise). */
   add(method: Method, pattern: string, handler: Handler, bodyMaxBytes = DEFAULT_BODY_MAX_BYTES): this {
     const paramCount = (pattern.match(/\/:/g) ?? []).length;
-    const { onError, observe } = this.hooks;
+    const hooks = this.hooks;
     this.app[method](pattern, (res, req) => {
       let ex: Exchange;
       try {
-        ex = new Exchange(res, req, paramCount, bodyMaxBytes);
+        ex = new Exchange(res, req, paramCount, hooks, bodyMaxBytes);
       } catch {
         // An exception thrown into uWS's native callback would end the process: answer instead.
         res.cork(() => res.writeStatus('400 Bad Request').end());
@@ -44,7 +39,7 @@ export class Router {
       // uWS delivers a body only to an onData registered before the handler returns; it is read
       // here, up to the route's own limit, and the handler's body() shares the same read.
       if (BODY_METHODS.has(ex.method)) ex.body().catch(() => undefined);
-      void run(handler, ex, onError, observe);
+      void run(handler, ex);
     });
     return this;
   }

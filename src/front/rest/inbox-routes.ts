@@ -7,6 +7,8 @@ import { fail } from '../../errors/registry.js';
 import { admitRest, admitRestAndRead } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
+import type { CallSink } from '../../rpc/shard-client.js';
+import type { WaitResult } from '../../contract/results.js';
 import { ok } from './respond.js';
 
 const WAIT_DEFAULT_S = 30;
@@ -22,6 +24,19 @@ function address(ex: Exchange): string {
   const parsed = normalizeAddress(ex.params[0]);
   if (!parsed) fail('inbox_not_found', `Inbox ${ex.params[0]} not found`);
   return parsed.address;
+}
+
+/** A parked GET …/messages/wait: the whole of what the front keeps for it besides the Exchange. */
+class ParkedWait implements CallSink {
+  constructor(private readonly ex: Exchange) {}
+
+  resolve(result: WaitResult): void {
+    ok(this.ex, 200, result.timed_out ? { timed_out: true, data: null } : { timed_out: false, data: result.message });
+  }
+
+  reject(err: Error): void {
+    this.ex.fail(err);
+  }
 }
 
 export function inboxRoutes(router: Router, deps: Deps): void {
@@ -66,8 +81,10 @@ export function inboxRoutes(router: Router, deps: Deps): void {
       const query = ex.query;
       const timeoutS = intInRange(query.get('timeout'), 'timeout', 10, 60, WAIT_DEFAULT_S);
       const since = optionalSince(query.get('since'));
-      const result = await messages.waitForMessage(deps, who, address(ex), { since, timeoutMs: timeoutS * 1000, match: 'any', signal: ex.signal });
-      ok(ex, 200, result.timed_out ? { timed_out: true, data: null } : { timed_out: false, data: result.message });
+      const inbox = address(ex);
+      // The handler returns here; the answer comes from the ParkedWait when the shard settles it.
+      ex.releaseRequest();
+      messages.parkWait(deps, who, inbox, { since, timeoutMs: timeoutS * 1000, match: 'any', signal: ex.signal }, new ParkedWait(ex));
     })
     .add('get', '/v1/inboxes/:address/messages/:id', async (ex) => {
       const who = await caller(deps, ex);
