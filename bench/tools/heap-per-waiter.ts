@@ -1,7 +1,8 @@
-// What each Mailcue process keeps in its JS heap per parked REST long-poll, by object type: heap
+// What each Mailcue process keeps in its JS heap per parked long-poll, by object type: heap
 // snapshots of every process (1 front, 2 shards) before and after parking N waits, diffed.
+// REST waits, or with --mcp MCP watch_email calls (answered as SSE).
 // parked-waiters measures RSS; this says which objects it is made of.
-//   npm run build && node --import tsx bench/tools/heap-per-waiter.ts [--waits 5000] [--top 16]
+//   npm run build && node --import tsx bench/tools/heap-per-waiter.ts [--waits 5000] [--top 16] [--mcp]
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Generator } from '../lib/generator.js';
@@ -22,6 +23,7 @@ function arg(name: string, fallback: number): number {
 const WAITS = arg('--waits', 5000);
 const TOP = arg('--top', 16);
 const INBOXES = 1000;
+const MCP = process.argv.includes('--mcp');
 
 /** Self size and count per `type:constructor` (all strings as one row). */
 function byType(file: string): Map<string, { size: number; count: number }> {
@@ -78,9 +80,9 @@ runTool('heap-per-waiter', tmp, async () => {
     };
     const snapshotOf = (pid: number, n: number) => readdirSync(tmp).find((f) => f.endsWith(`.${pid}.0.00${n}.heapsnapshot`) && complete(path.join(tmp, f))) ?? null;
     await snapshotAll(1);
-    log(`parking ${WAITS} REST waits`);
+    log(`parking ${WAITS} ${MCP ? 'MCP watch_email calls' : 'REST waits'}`);
     await gen.call('waitersPark', {
-      ports: [mc.httpPort], key, inboxes, count: WAITS, first: 0, mcpShare: 0, timeoutS: 60, localAddresses: ['127.0.0.2'], batch: 500, timeLimitMs: 40_000,
+      ports: [mc.httpPort], key, inboxes, count: WAITS, first: 0, mcpShare: MCP ? 1 : 0, timeoutS: 60, localAddresses: ['127.0.0.2'], batch: 500, timeLimitMs: 40_000,
     }, 60_000);
     await waitFor(`${WAITS} waits parked`, async () => ((await mc.parkedWaiters()) >= WAITS ? true : null), 30_000, 50);
     await snapshotAll(2);

@@ -26,6 +26,11 @@ export class Cancellation implements CancelSignal {
     else this.listeners = [this.listeners, listener];
   }
 
+  /** As a listener of another signal: aborts with it (no closure needed to chain two). */
+  handleEvent(): void {
+    this.abort();
+  }
+
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;

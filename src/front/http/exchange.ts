@@ -111,11 +111,12 @@ export class Exchange {
   }
 
   /**
-   * The handler has read all it needs from the request and parks: the path, query and headers are
-   * dropped (they then read as empty), so what waits is the response and little else.
+   * The handler has read all it needs from the request and parks: the path, query, headers and
+   * body are dropped (they then read as empty), so what waits is the response and little else.
    */
   releaseRequest(): void {
     this.request = RELEASED;
+    this.bodyPromise = null;
   }
 
   /** The client's IP address as text; read it before the first await (uWS rule). */
@@ -233,6 +234,8 @@ export class Exchange {
       // uWS sends the head with the first write; an empty one flushes it now.
       this.res.write('');
     });
+    // Written once with the head: a long-lived stream need not keep them.
+    this.extraHeaders = null;
   }
 
   private writeExtraHeaders(): void {

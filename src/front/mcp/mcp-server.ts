@@ -132,8 +132,9 @@ function inboxOfUri(uri: string): string | null {
   }
 }
 
-async function runTool(ctx: ExecuteContext, tool: Tool<any>, args: Record<string, unknown>, progressToken: unknown) {
-  const toolCtx: ToolContext = {
+/** What a tool run sees of its request: the caller, the abort, and progress on the request's stream. */
+export function toolContext(ctx: ExecuteContext, progressToken: unknown): ToolContext {
+  return {
     deps: ctx.deps,
     caller: { accountId: ctx.admitted.admission.account.id },
     signal: ctx.signal,
@@ -143,15 +144,30 @@ async function runTool(ctx: ExecuteContext, tool: Tool<any>, args: Record<string
       ctx.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, message, ...(total === undefined ? {} : { total }) } });
     },
   };
+}
+
+/** The progress token a tools/call asked for, if any. */
+export function progressTokenOf(message: JsonRpcRequest): unknown {
+  return (message.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+}
+
+/**
+ * A tool's error as its caller sees it: protocol errors are thrown as JSON-RPC failures; not-found
+ * and similar become a result the model can act on, never another account's data.
+ */
+export function toolErrorResult(err: unknown): { content: { type: 'text'; text: string }[]; isError: true } {
+  const failure = toJsonRpcFailure(err);
+  if (failure) throw failure;
+  const details = err instanceof MailcueError && err.details ? `\n${JSON.stringify(err.details)}` : '';
+  return { content: [{ type: 'text', text: `${(err as Error).message}${details}` }], isError: true };
+}
+
+async function runTool(ctx: ExecuteContext, tool: Tool<any>, args: Record<string, unknown>, progressToken: unknown) {
   try {
-    const out = await (ctx.admitted.early ?? tool.run(toolCtx, args));
+    const out = await (ctx.admitted.early ?? tool.run(toolContext(ctx, progressToken), args));
     return new ToolCallResult(JSON.stringify(out), out);
   } catch (err) {
-    const failure = toJsonRpcFailure(err);
-    if (failure) throw failure;
-    // Not-found and similar: a result the model can act on, never another account's data.
-    const details = err instanceof MailcueError && err.details ? `\n${JSON.stringify(err.details)}` : '';
-    return { content: [{ type: 'text', text: `${(err as Error).message}${details}` }], isError: true };
+    return toolErrorResult(err);
   }
 }
 
@@ -168,7 +184,7 @@ export async function execute(ctx: ExecuteContext, message: JsonRpcRequest): Pro
     case 'tools/list':
       return { tools: toolList() };
     case 'tools/call':
-      return runTool(ctx, admitted.tool!, admitted.args!, (message.params?._meta as { progressToken?: unknown } | undefined)?.progressToken);
+      return runTool(ctx, admitted.tool!, admitted.args!, progressTokenOf(message));
     case 'resources/list': {
       const inboxes = await listInboxes(deps, caller);
       return {

@@ -5,6 +5,15 @@ import type { Exchange } from '../http/exchange.js';
 
 export const KEEPALIVE_MS = 15_000;
 
+// Timer callbacks take the stream as an argument: a parked stream then holds no closures.
+function keepalive(stream: SseStream): void {
+  stream.comment('keepalive');
+}
+
+function capReached(stream: SseStream): void {
+  stream.close();
+}
+
 export class SseStream {
   private readonly keepalive: NodeJS.Timeout;
   private readonly cap: NodeJS.Timeout;
@@ -19,10 +28,18 @@ export class SseStream {
       ['X-Accel-Buffering', 'no'],
       ...headers,
     ]);
-    this.keepalive = setInterval(() => this.ex.write(': keepalive\n\n'), KEEPALIVE_MS);
-    this.cap = setTimeout(() => this.close(), capMs);
-    if (ex.signal.aborted) this.finish();
-    else ex.signal.addEventListener('abort', () => this.finish());
+    this.keepalive = setInterval(keepalive, KEEPALIVE_MS, this);
+    this.cap = setTimeout(capReached, capMs, this);
+    ex.signal.addEventListener('abort', this);
+  }
+
+  /** The client hung up. */
+  handleEvent(): void {
+    this.finish();
+  }
+
+  comment(text: string): void {
+    if (!this.closed) this.ex.write(`: ${text}\n\n`);
   }
 
   get isClosed(): boolean {

@@ -7,8 +7,9 @@ import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
 import { errorResponse, resultResponse, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
-import { admit, execute, planBlock, negotiateVersion, SERVER_NAME, SERVER_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type Admitted } from './mcp-server.js';
+import { admit, execute, planBlock, negotiateVersion, progressTokenOf, SERVER_NAME, SERVER_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type Admitted } from './mcp-server.js';
 import { agentToolRequest, MCP_BODY_MAX_BYTES, onNotification, readIncoming, runInflight, type AgentToolEnv } from './request-pipeline.js';
+import { ParkedToolCall } from './parked-tool-call.js';
 import type { McpSession } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 
@@ -79,19 +80,22 @@ function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
 async function answerRequest(
   env: AgentToolEnv, ex: Exchange, session: McpSession, admitted: Admitted, message: JsonRpcRequest, id: JsonRpcId, acceptsSse: boolean,
 ): Promise<void> {
-  let stream: SseStream | null = null;
+  // Long-poll tools answer on an SSE stream (keep-alives, progress) where the client takes one.
+  const longPoll = admitted.tool?.longPoll && !admitted.deferred;
+  const stream = longPoll && acceptsSse ? new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs) : null;
+  if (stream && versionAtLeast(session.protocolVersion, '2025-11-25')) stream.prime(`${session.id}:${JSON.stringify(id)}:0`);
+  const notify = stream ? (n: unknown) => stream.message(n) : null;
+  if (longPoll && admitted.tool!.wait) {
+    // Parked as one record: this function and its callers return once the wait is parked.
+    const call = new ParkedToolCall(env.deps.config, ex, stream, session, id, SESSION_HEADER);
+    return call.start({ deps: env.deps, admitted, session, maxWaitMs: env.maxWaitMs, notify }, admitted.args!, progressTokenOf(message));
+  }
   try {
-    // Long-poll tools answer on an SSE stream (keep-alives, progress) where the client takes one.
-    if (admitted.tool?.longPoll && acceptsSse && !admitted.deferred) {
-      stream = new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs);
-      if (versionAtLeast(session.protocolVersion, '2025-11-25')) stream.prime(`${session.id}:${JSON.stringify(id)}:0`);
-    }
-    const s = stream;
     const hangUp = (abort: () => void) => ex.signal.addEventListener('abort', abort);
-    const result = await runInflight(env, session, admitted, message, id, hangUp, s ? (n) => s.message(n) : null);
-    if (s) {
-      s.messageText(resultResponse(id, result));
-      s.close();
+    const result = await runInflight(env, session, admitted, message, id, hangUp, notify);
+    if (stream) {
+      stream.messageText(resultResponse(id, result));
+      stream.close();
     } else {
       ex.sendJsonText(200, resultResponse(id, result), [[SESSION_HEADER, session.id]]);
     }

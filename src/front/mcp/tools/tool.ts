@@ -1,6 +1,8 @@
 // The shape of an agent tool: one JSON Schema for its arguments, used both to validate calls and
 // to publish it in tools/list, one for its output, and the function that runs it.
+import type { WaitResult } from '../../../contract/results.js';
 import type { Caller, Deps } from '../../../services/deps.js';
+import { waitForMessage, type WaitOptions } from '../../../services/messages.js';
 import type { CancelSignal } from '../../../util/cancel.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -27,10 +29,34 @@ export interface Tool<Args = Record<string, unknown>> {
   /** No side effect: the tool may start beside its admission and be discarded if that fails. */
   readonly readOnly?: boolean;
   run(ctx: ToolContext, args: Args): Promise<Record<string, unknown>>;
+  /**
+   * Long-poll tools: the wait, described rather than awaited, so that a parked call can be one
+   * record instead of a chain of awaiting functions. run() of such a tool is this wait, awaited.
+   */
+  wait?(ctx: ToolContext, args: Args): ToolWait | Promise<ToolWait>;
+}
+
+/** What a long-poll tool waits for, and how its output is made of the result. */
+export interface ToolWait {
+  readonly address: string;
+  readonly options: Omit<WaitOptions, 'signal'>;
+  output(address: string, result: WaitResult): Record<string, unknown>;
 }
 
 export function defineTool<Args>(tool: Tool<Args>): Tool<Args> {
   return tool;
+}
+
+/** A long-poll tool: its run() waits as `wait` describes. */
+export function defineWaitTool<Args>(tool: Omit<Tool<Args>, 'run' | 'longPoll' | 'wait'> & Required<Pick<Tool<Args>, 'wait'>>): Tool<Args> {
+  return {
+    ...tool,
+    longPoll: true,
+    async run(ctx, args) {
+      const wait = await tool.wait(ctx, args);
+      return wait.output(wait.address, await waitForMessage(ctx.deps, ctx.caller, wait.address, { ...wait.options, signal: ctx.signal }));
+    },
+  };
 }
 
 export const inboxArg = { type: 'string', format: 'email', description: 'Full email address of the inbox' } as const;

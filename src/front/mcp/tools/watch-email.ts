@@ -1,15 +1,18 @@
 // watch_email: long-polls an existing inbox for its next message (or the first newer than `since`).
-import { waitForMessage } from '../../../services/messages.js';
+import type { WaitResult } from '../../../contract/results.js';
 import { optionalSince, requireAddress } from '../../../services/validate.js';
-import { defineTool, messageSummarySchema, UNTRUSTED_MAIL } from './tool.js';
+import { defineWaitTool, messageSummarySchema, UNTRUSTED_MAIL } from './tool.js';
 
-export const watchEmail = defineTool<{ inbox: string; timeout?: number; since?: string }>({
+function output(_inbox: string, result: WaitResult): Record<string, unknown> {
+  return result.timed_out ? { timed_out: true, message: null } : { timed_out: false, message: result.message };
+}
+
+export const watchEmail = defineWaitTool<{ inbox: string; timeout?: number; since?: string }>({
   name: 'watch_email',
   title: 'Watch an inbox',
   description:
     'Waits for the next email on an existing inbox and returns it. With `since` (a message id), returns the first message newer than it, at once if one is already there. ' +
     'On timeout the result has timed_out: true and message: null.',
-  longPoll: true,
   inputSchema: {
     type: 'object',
     properties: {
@@ -24,11 +27,10 @@ export const watchEmail = defineTool<{ inbox: string; timeout?: number; since?: 
     properties: { timed_out: { type: 'boolean' }, message: { anyOf: [messageSummarySchema, { type: 'null' }] } },
     required: ['timed_out', 'message'],
   },
-  async run(ctx, args) {
-    const inbox = requireAddress(args.inbox);
+  wait(ctx, args) {
+    const address = requireAddress(args.inbox);
     const since = optionalSince(args.since);
     const timeoutMs = Math.min((args.timeout ?? 30) * 1000, ctx.maxWaitMs);
-    const result = await waitForMessage(ctx.deps, ctx.caller, inbox, { since, match: 'any', timeoutMs, signal: ctx.signal });
-    return result.timed_out ? { timed_out: true, message: null } : { timed_out: false, message: result.message };
+    return { address, options: { since, match: 'any', timeoutMs }, output };
   },
 });

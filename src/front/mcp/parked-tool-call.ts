@@ -1,0 +1,97 @@
+// A long-poll tools/call (watch_email, create_and_wait_for_otp) while its wait is parked on a shard:
+// one record that holds the exchange, its SSE stream if it has one, and the session entry that
+// notifications/cancelled aborts, and that answers when the shard settles the wait. The awaiting
+// functions that admitted the call have all returned by then, so a parked call costs this record,
+// not their frames, closures and promises.
+import type { Config } from '../../config/config.js';
+import type { WaitResult } from '../../contract/results.js';
+import type { CallSink } from '../../rpc/shard-client.js';
+import { parkWait } from '../../services/messages.js';
+import { Cancellation } from '../../util/cancel.js';
+import type { Exchange } from '../http/exchange.js';
+import { errorResponse, resultResponse, ToolCallResult, type JsonRpcId } from './jsonrpc.js';
+import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
+import { toolContext, toolErrorResult, type ExecuteContext } from './mcp-server.js';
+import type { McpSession } from './sessions.js';
+import type { SseStream } from './sse-stream.js';
+import type { ToolWait } from './tools/tool.js';
+
+export class ParkedToolCall implements CallSink {
+  /** The session's in-flight entry: notifications/cancelled or a hang-up aborts the wait. */
+  private readonly cancellation = new Cancellation();
+  private readonly key: string;
+  private wait: ToolWait | null = null;
+
+  constructor(
+    private readonly config: Config,
+    private readonly ex: Exchange,
+    private readonly stream: SseStream | null,
+    private readonly session: McpSession,
+    private readonly id: JsonRpcId,
+    /** The header naming the session, on a JSON answer. */
+    private readonly sessionHeader: string,
+  ) {
+    ex.releaseRequest();
+    this.key = JSON.stringify(id);
+    session.inflight.set(this.key, this.cancellation);
+    ex.signal.addEventListener('abort', this.cancellation);
+  }
+
+  /** Runs the tool up to its wait (creating an inbox, for one), then parks the wait. */
+  async start(ctx: Omit<ExecuteContext, 'signal'>, args: Record<string, unknown>, progressToken: unknown): Promise<void> {
+    const tool = ctx.admitted.tool!;
+    let wait: ToolWait;
+    try {
+      wait = await tool.wait!(toolContext({ ...ctx, signal: this.cancellation }, progressToken), args);
+    } catch (err) {
+      this.reject(err as Error);
+      return;
+    }
+    this.wait = wait;
+    parkWait(ctx.deps, { accountId: ctx.admitted.admission.account.id }, wait.address, { ...wait.options, signal: this.cancellation }, this);
+  }
+
+  resolve(result: WaitResult): void {
+    this.session.inflight.delete(this.key);
+    const wait = this.wait!;
+    let answer: unknown;
+    try {
+      const out = wait.output(wait.address, result);
+      answer = new ToolCallResult(JSON.stringify(out), out);
+    } catch (err) {
+      this.reject(err as Error);
+      return;
+    }
+    this.answer(answer);
+  }
+
+  reject(err: Error): void {
+    this.session.inflight.delete(this.key);
+    let answer: unknown;
+    try {
+      answer = toolErrorResult(err);
+    } catch (failure) {
+      this.fail(failure);
+      return;
+    }
+    this.answer(answer);
+  }
+
+  private answer(result: unknown): void {
+    if (this.stream) {
+      this.stream.messageText(resultResponse(this.id, result));
+      this.stream.close();
+    } else {
+      this.ex.sendJsonText(200, resultResponse(this.id, result), [[this.sessionHeader, this.session.id]]);
+    }
+  }
+
+  private fail(err: unknown): void {
+    if (this.stream) {
+      this.stream.message(errorResponse(this.id, asFailure(err)));
+      this.stream.close();
+    } else {
+      sendJsonRpcFailure(this.ex, this.config, 'mcp', this.id, err, [[this.sessionHeader, this.session.id]]);
+    }
+  }
+}
