@@ -5,9 +5,9 @@ import { answersAuthWait, type Authentication } from '../contract/authentication
 import { messageIdCursor, newMessageId } from '../util/ids.js';
 import type { InboxCommand, MessageCommand } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
-import type { DeliverResult, RequestScope, WaitResult } from '../contract/results.js';
+import { ANSWERED_LATER, type DeliverResult, type ReplySink, type RequestScope, type WaitResult } from '../contract/results.js';
 import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from '../contract/model.js';
-import type { WaitOutcome, Waiter } from './waiters.js';
+import type { WaitOutcome, Waiter, WaiterRegistry } from './waiters.js';
 
 /** A parked long-poll answers this long before the request's own deadline on the front. */
 const WAIT_ANSWER_MARGIN_MS = 1_000;
@@ -283,7 +283,7 @@ export class InboxActor {
     return undefined;
   }
 
-  private wait(cmd: Extract<MessageCommand, { type: 'message.wait' }>, scope: RequestScope): WaitResult | Promise<WaitResult> {
+  private wait(cmd: Extract<MessageCommand, { type: 'message.wait' }>, scope: RequestScope): WaitResult | Promise<WaitResult> | typeof ANSWERED_LATER {
     const requireAuth = this.owned(cmd.accountId, cmd.address).require_auth ?? false;
     if (cmd.since !== null) {
       const found = this.firstAfter(cmd.address, cmd.since, cmd.match, requireAuth);
@@ -295,15 +295,13 @@ export class InboxActor {
     const now = this.ctx.now();
     let until = now + cmd.timeoutMs;
     if (scope.deadline) until = Math.min(until, scope.deadline - WAIT_ANSWER_MARGIN_MS);
-    const waiter = new PendingWait(cmd.address, cmd.match, cmd.since, until, requireAuth, requireAuth ? messageIdCursor(now) : undefined);
+    const waiter = new PendingWait(this.ctx.waiters, cmd.address, cmd.match, cmd.since, until, requireAuth, requireAuth ? messageIdCursor(now) : undefined);
+    const answer = scope.reply ? ANSWERED_LATER : new Promise<WaitResult>((resolve, reject) => (waiter.sink = { resolve: resolve as (v: unknown) => void, reject }));
+    if (scope.reply) waiter.sink = scope.reply;
     this.ctx.waiters.park(waiter);
     // A cancelled long-poll frees its waiter at once; nobody reads the answer.
-    scope.signal.addEventListener('abort', () => this.cancelWait(waiter));
-    return waiter.promise;
-  }
-
-  private cancelWait(waiter: PendingWait): void {
-    if (this.ctx.waiters.remove(waiter)) waiter.settle('timeout');
+    scope.signal.addEventListener('abort', waiter);
+    return answer;
   }
 }
 
@@ -314,27 +312,28 @@ function matches(m: MessageRecord, query: string): boolean {
 
 /** One parked long-poll: the little a waiter keeps (tens of thousands may be parked at once). */
 class PendingWait implements Waiter {
-  readonly promise: Promise<WaitResult>;
-  private resolve!: (result: WaitResult) => void;
-  private reject!: (err: Error) => void;
+  /** Where the answer goes: the request's own reply, or a promise's resolve and reject. */
+  sink: ReplySink | null = null;
 
   constructor(
+    private readonly registry: WaiterRegistry,
     readonly address: string,
     readonly match: 'any' | 'code',
     readonly since: string | null,
     readonly deadline: number,
     readonly requireAuth: boolean,
     readonly parkedAt: string | undefined,
-  ) {
-    this.promise = new Promise<WaitResult>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
+  ) {}
+
+  /** The caller cancelled: the waiter leaves at once, answered as timed out. */
+  handleEvent(): void {
+    if (this.registry.remove(this)) this.settle('timeout');
   }
 
   settle(outcome: WaitOutcome): void {
-    if (outcome === 'timeout') this.resolve({ timed_out: true, message: null });
-    else if (outcome instanceof Error) this.reject(outcome);
-    else this.resolve({ timed_out: false, message: toSummary(outcome) });
+    const sink = this.sink!;
+    if (outcome === 'timeout') sink.resolve({ timed_out: true, message: null });
+    else if (outcome instanceof Error) sink.reject(outcome);
+    else sink.resolve({ timed_out: false, message: toSummary(outcome) });
   }
 }

@@ -81,7 +81,20 @@ export interface ChangesAnswer {
 export interface RequestScope {
   readonly signal: CancelSignal;
   readonly deadline: number;
+  /**
+   * Where a parked request's answer goes. An actor that parks hands it to the waiter and returns
+   * ANSWERED_LATER, so a parked long-poll keeps no promise; without it the actor returns a promise.
+   */
+  readonly reply?: ReplySink;
 }
+
+export interface ReplySink {
+  resolve(value: unknown): void;
+  reject(err: Error): void;
+}
+
+/** An actor's result meaning "the answer goes to scope.reply when it comes". */
+export const ANSWERED_LATER: unique symbol = Symbol('answered later');
 
 /** What executes commands on a shard (the actors); the rpc server depends on this alone. */
 /** Replication's hold on answers (DESIGN.md §8): a command that wrote is answered after its followers applied it. */

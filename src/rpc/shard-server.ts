@@ -3,7 +3,7 @@
 // parts of the same id. A cancel envelope, or the stream going away, aborts the request, which
 // frees any waiter it parked.
 import type { Command } from '../contract/commands.js';
-import type { AccountNotice, CommandDispatcher } from '../contract/results.js';
+import { ANSWERED_LATER, type AccountNotice, type CommandDispatcher, type Durability, type ReplySink, type RequestScope } from '../contract/results.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
@@ -36,8 +36,44 @@ function fenced(fence: Fence, slot: number, epoch: number, cancel: Cancellation,
   });
 }
 
+/**
+ * One command being served: the scope its actor sees, and where its answer goes. A parked
+ * long-poll's waiter holds this record and nothing else of the request (not its envelope or
+ * command).
+ */
+class ServedRequest implements RequestScope, ReplySink {
+  constructor(
+    readonly id: number,
+    readonly deadline: number,
+    readonly signal: Cancellation,
+    private readonly answer: (r: Reply) => void,
+    private readonly log: Logger,
+    private readonly durability: Durability | null,
+    private readonly writesBefore: number,
+  ) {}
+
+  /** Where an actor that parks sends the answer later. */
+  get reply(): ReplySink {
+    return this;
+  }
+
+  resolve(value: unknown): void {
+    // A command that wrote is answered once its followers hold the write too (REPLICATION_ACK=all).
+    const replicated = this.durability && this.durability.writes !== this.writesBefore ? this.durability.barrier() : null;
+    if (replicated) void replicated.then(() => this.succeed(value));
+    else this.succeed(value);
+  }
+
+  reject(err: unknown): void {
+    this.answer(errorReply(this.id, err, this.log));
+  }
+
+  private succeed(value: unknown): void {
+    this.answer({ id: this.id, result: codec.pack(value), error: null });
+  }
+}
+
 function run(actors: CommandDispatcher, id: number, deadline: number, command: Uint8Array, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
-  // Closures below keep only the id: a parked request must not hold its envelope or command.
   if (deadline && deadline < Date.now()) {
     answer(errorReply(id, new MailcueError('deadline_exceeded', 'Deadline exceeded before the shard started'), log));
     return;
@@ -52,24 +88,18 @@ function run(actors: CommandDispatcher, id: number, deadline: number, command: U
   // Replication's own commands never wait on it: a follower's answer held until its own followers
   // caught up with unrelated writes would chain two shards that follow each other into waiting on
   // each other until the call timed out.
-  const durability = unpacked.type.startsWith('slot.') ? null : actors.durability;
-  const writesBefore = durability ? durability.writes : 0;
+  const durability = unpacked.type.startsWith('slot.') ? null : (actors.durability ?? null);
+  const request = new ServedRequest(id, deadline, cancel, answer, log, durability, durability ? durability.writes : 0);
   let result: unknown;
   try {
-    result = actors.dispatch(unpacked, { signal: cancel, deadline });
+    result = actors.dispatch(unpacked, request);
   } catch (err) {
-    answer(errorReply(id, err, log));
+    request.reject(err);
     return;
   }
-  const succeed = (value: unknown) => {
-    const reply = () => answer({ id, result: codec.pack(value), error: null });
-    // A command that wrote is answered once its followers hold the write too (REPLICATION_ACK=all).
-    const replicated = durability && durability.writes !== writesBefore ? durability.barrier() : null;
-    if (replicated) void replicated.then(reply);
-    else reply();
-  };
-  if (result instanceof Promise) result.then(succeed, (err) => answer(errorReply(id, err, log)));
-  else succeed(result);
+  if (result === ANSWERED_LATER) return;
+  if (result instanceof Promise) result.then((value) => request.resolve(value), (err) => request.reject(err));
+  else request.resolve(result);
 }
 
 const noticeStreams = new WeakMap<grpc.Server, Set<grpc.ServerWritableStream<unknown, AccountNotice>>>();
