@@ -85,11 +85,9 @@ export class WebhookStore {
     const slot = this.slotOf(webhookId);
     if (slot === undefined) return;
     void this.log.put([slot, webhookId, atMs, eventId, attempt], entry);
-    let n = 0;
+    // Only what lies beyond the newest `keep` is read: the cursor skips those without decoding them.
     const { start, end } = prefixRange([slot, webhookId]);
-    for (const key of this.log.getKeys({ start: end, end: start, reverse: true })) {
-      if (++n > keep) void this.log.remove(key);
-    }
+    for (const key of this.log.getKeys({ start: end, end: start, reverse: true, offset: keep })) void this.log.remove(key);
   }
 
   /** The webhook's newest log entries first. */

@@ -1,0 +1,33 @@
+// Component: a webhook's delivery log on a real LMDB env keeps its newest entries only, newest
+// first, and trimming one webhook's log leaves another's alone.
+import test from 'ava';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openShardStore } from '../../src/storage/shard-store.js';
+
+const at = '2026-11-24T00:00:00.000Z';
+
+test('webhook log - logging past the limit drops the oldest entries, newest first, per webhook', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mailcue-webhooklog-'));
+  const store = openShardStore(dir);
+  t.teardown(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await store.transaction(() => {
+    for (const id of ['wh_a', 'wh_b']) {
+      store.webhooks.create({ id, account_id: 'acc_log', inbox: `${id}@x.test`, url: 'https://h.example/', created_at: at, failure_count: 0, disabled: false });
+    }
+  });
+  const keep = 10;
+  for (let i = 0; i < 25; i++) {
+    await store.transaction(() => {
+      store.webhooks.logDelivery('wh_a', 1_000 + i, `evt_${i}`, 0, { at, status: 200 + i, latency_ms: i, error: null }, keep);
+      if (i < 3) store.webhooks.logDelivery('wh_b', 1_000 + i, `evt_b${i}`, 0, { at, status: 500, latency_ms: i, error: 'HTTP 500' }, keep);
+    });
+  }
+  const a = store.webhooks.deliveries('wh_a', 100);
+  t.deepEqual(a.map((d) => d.status), Array.from({ length: keep }, (_, k) => 224 - k));
+  t.is(store.webhooks.deliveries('wh_b', 100).length, 3);
+});
