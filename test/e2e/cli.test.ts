@@ -1,7 +1,7 @@
 // End to end: the command-line client (`node bin/mailcue.js …`) as a child process against a
 // live service: inboxes, messages, wait, account, login/logout, errors and exit codes.
 import test from 'ava';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parkedWaiters, runCli, tempConfigHome, untilParked, type CliOptions } from '../helpers/cli.js';
@@ -155,6 +155,7 @@ test.serial('cli messages - list, show (--text/--html/--headers), raw, attachmen
   t.regex(raw.stdout, /X-Test: cli/);
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mailcue-att-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const target = path.join(dir, 'out.txt');
   const saved = await cli(['messages', 'attachment', inbox, id, '0', '-o', target]);
   t.is(saved.code, 0, saved.stderr);

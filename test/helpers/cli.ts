@@ -1,7 +1,7 @@
 // Runs the built client (`node bin/mailcue.js …`) as a child process, the way a shell or CI job
 // does: its own env (MAILCUE_URL, MAILCUE_API_KEY, a temp XDG_CONFIG_HOME), stdin, exit code.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,9 +22,17 @@ export interface CliOptions {
   cwd?: string;
 }
 
-/** A temp config home, so no test reads or writes the real ~/.config. */
+const configHomes: string[] = [];
+// Removed when the test worker exits: a CLI run started by a test may still be writing to one.
+process.once('exit', () => {
+  for (const dir of configHomes) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temp config home, so no test reads or writes the real ~/.config; removed when the test process exits. */
 export function tempConfigHome(): string {
-  return mkdtempSync(path.join(os.tmpdir(), 'mailcue-cli-'));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mailcue-cli-'));
+  configHomes.push(dir);
+  return dir;
 }
 
 /** The client env with none of the parent's MAILCUE_* settings leaking in. */
