@@ -130,7 +130,13 @@ class RoutedCall implements CallSink {
     this.epoch = route.epoch;
     this.client = route.client;
     const again = this.sends++ > 0;
-    this.id = route.client.submit(again ? this.commandLeft() : this.command, { timeoutMs: this.timeoutLeft(), slot: route.slot, epoch: route.epoch }, this);
+    try {
+      this.id = route.client.submit(again ? this.commandLeft() : this.command, { timeoutMs: this.timeoutLeft(), slot: route.slot, epoch: route.epoch }, this);
+    } catch (err) {
+      // A command that cannot be packed: its caller hears it, whether this is the first send or not.
+      this.client = null;
+      this.sink.reject(err as Error);
+    }
   }
 
   resolve(value: unknown): void {

@@ -68,8 +68,16 @@ class ServedRequest implements RequestScope, ReplySink {
     this.answer(errorReply(this.id, err, this.log));
   }
 
+  /** Called from a waiter's settle inside a delivery: a result that cannot be packed is answered as an error, not thrown there. */
   private succeed(value: unknown): void {
-    this.answer({ id: this.id, result: codec.pack(value), error: null });
+    let packed: Uint8Array;
+    try {
+      packed = codec.pack(value);
+    } catch (err) {
+      this.reject(err);
+      return;
+    }
+    this.answer({ id: this.id, result: packed, error: null });
   }
 }
 

@@ -77,12 +77,20 @@ export class ParkedToolCall implements CallSink {
     this.answer(answer);
   }
 
+  /** Settled in the shard client's reply loop: whatever goes wrong here is answered, not thrown. */
   private answer(result: unknown): void {
+    let json: string;
+    try {
+      json = resultResponse(this.id, result);
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
     if (this.stream) {
-      this.stream.messageText(resultResponse(this.id, result));
+      this.stream.messageText(json);
       this.stream.close();
     } else {
-      this.ex.sendJsonText(200, resultResponse(this.id, result), [[this.sessionHeader, this.session.id]]);
+      this.ex.sendJsonText(200, json, [[this.sessionHeader, this.session.id]]);
     }
   }
 

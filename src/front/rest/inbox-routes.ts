@@ -26,12 +26,19 @@ function address(ex: Exchange): string {
   return parsed.address;
 }
 
-/** A parked GET …/messages/wait: the whole of what the front keeps for it besides the Exchange. */
+/**
+ * A parked GET …/messages/wait: the whole of what the front keeps for it besides the Exchange.
+ * The shard client settles it in its reply loop, so it never throws there.
+ */
 class ParkedWait implements CallSink {
   constructor(private readonly ex: Exchange) {}
 
   resolve(result: WaitResult): void {
-    ok(this.ex, 200, result.timed_out ? { timed_out: true, data: null } : { timed_out: false, data: result.message });
+    try {
+      ok(this.ex, 200, result.timed_out ? { timed_out: true, data: null } : { timed_out: false, data: result.message });
+    } catch (err) {
+      this.ex.fail(err);
+    }
   }
 
   reject(err: Error): void {
