@@ -109,14 +109,14 @@ export interface StartOptions {
 }
 
 /** The ports a front wrote to its MAILCUE_PORTS_FILE, once it has bound them. */
-async function boundPorts(file: string, child: ChildProcess, timeoutMs = 60_000): Promise<{ http: number; smtp: number }> {
+async function boundPorts(file: string, child: ChildProcess, timeoutMs = 60_000): Promise<{ http: number; smtp: number; ops: number }> {
   const end = Date.now() + timeoutMs;
   while (!existsSync(file)) {
     if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${(child as ChildProcess & { tail: string[] }).tail.join('')}`);
     if (Date.now() > end) throw new Error(`no ports reported after ${timeoutMs} ms: ${(child as ChildProcess & { tail: string[] }).tail.join('')}`);
     await new Promise((r) => setTimeout(r, 25));
   }
-  return JSON.parse(readFileSync(file, 'utf8')) as { http: number; smtp: number };
+  return JSON.parse(readFileSync(file, 'utf8')) as { http: number; smtp: number; ops: number };
 }
 
 export async function startService(options: StartOptions = {}): Promise<Service> {
@@ -134,9 +134,11 @@ export async function startService(options: StartOptions = {}): Promise<Service>
   // SMTP (and HTTP when asked) is 0 until the first boot binds it; restarts ask for the same ports.
   const httpOnPortZero = options.env?.MAILCUE_HTTP_PORT === '0' || !options.restartable;
   const fronts = await Promise.all(Array.from({ length: frontCount }, async (_, i) => ({
-    http: httpOnPortZero ? 0 : await freePort(), smtp: 0, ops: await freePort(), portsFile: path.join(dataDir, `front-${i}.ports.json`),
+    // The ops listener too: a port picked here and bound later can be taken in between by another test.
+    http: httpOnPortZero ? 0 : await freePort(), smtp: 0, ops: httpOnPortZero ? 0 : await freePort(), portsFile: path.join(dataDir, `front-${i}.ports.json`),
   })));
-  const opsUrls = fronts.map((f) => `http://127.0.0.1:${f.ops}`);
+  /** Filled in once the fronts have reported the ports they bound. */
+  const opsUrls: string[] = [];
   const processes: ChildProcess[] = [];
   // Port 0 in the public URL: the front names itself after the port it binds.
   const frontEnv = (f: (typeof fronts)[number]) => ({
@@ -168,6 +170,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     }
     processes.push(...launched);
     for (const [i, f] of fronts.entries()) Object.assign(f, await boundPorts(f.portsFile, launched[i]!));
+    opsUrls.splice(0, opsUrls.length, ...fronts.map((f) => `http://127.0.0.1:${f.ops}`));
     service.httpPort = fronts[0]!.http;
     service.smtpPort = fronts[0]!.smtp;
     service.baseUrl = `http://127.0.0.1:${fronts[0]!.http}`;
