@@ -1,5 +1,8 @@
 // parked-waiters: RSS of all Mailcue processes with 0, 10,000 and 50,000 parked REST long-polls
-// (5 per inbox on 10,000 inboxes), and the bytes each parked long-poll adds. A process can hold
+// (5 per inbox on 10,000 inboxes), and the bytes each parked long-poll adds. Then, on a fresh
+// Mailcue (freed heap would be reused and hide the growth), MCP watch_email calls answered as SSE,
+// the agents' long-poll: 2,000 parked first (they pay the MCP path's one-time costs: compiled
+// code, sessions), then 14,000 more, and the bytes each of those adds. A process can hold
 // only as many sockets as its hard open-file limit allows (20,000 on the benchmark VM, and raising
 // a hard limit needs CAP_SYS_RESOURCE), so when one process cannot hold them all, Mailcue runs as
 // a cluster (`mailcue shard` × 2 + `mailcue front` × N) and the clients spread over processes too.
@@ -11,7 +14,16 @@ import { cpuShare, measure, type Scenario } from '../lib/scenario.js';
 interface Params {
   inboxes: number;
   steps: number[];
+  /** MCP watch_email calls parked on a fresh embedded Mailcue, over `mcpInboxes` inboxes: the first step warms up. */
+  mcpSteps: [number, number];
+  mcpInboxes: number;
 }
+
+/**
+ * How long parked waiters sit before RSS is read: the garbage of parking them (request parsing,
+ * JSON) is collected by then, as it is on a server whose long-polls wait their 30–60 s.
+ */
+const SETTLE_MS = 5000;
 
 /** File descriptors a process keeps for everything but client sockets. */
 const FD_RESERVE = 1500;
@@ -34,12 +46,41 @@ async function settledRss(mc: Mailcue): Promise<Record<string, number>> {
   return Object.fromEntries(Object.entries(samples[2]!).map(([k, v]) => [k, Math.round(v * 10) / 10]));
 }
 
+/** RSS per parked MCP watch_email call (SSE), on a fresh embedded Mailcue, between its two steps. */
+async function mcpBytesPerWaiter(log: (m: string) => void, p: Params): Promise<{ bytes: number; parked: number; rss_mb: Record<string, number>; layout: string }> {
+  const [first, total] = p.mcpSteps;
+  const mc = await Mailcue.start({ env: { MAILCUE_LOG_LEVEL: 'warn' } });
+  const gen = await Generator.start('mcp-waiters', total + FD_RESERVE);
+  try {
+    const key = await mc.createAccount();
+    const inboxes = await mc.createInboxes(key, 'm', p.mcpInboxes);
+    const rss: Record<string, number> = { '0': (await settledRss(mc)).total! };
+    let parked = 0;
+    for (const step of [first, total]) {
+      const r = await gen.call<{ errors: number; first_error: string | null }>('waitersPark', {
+        ports: [mc.httpPort], key, inboxes, count: step - parked, first: parked, mcpShare: 1, timeoutS: 60, localAddresses: LOCAL_ADDRESSES, batch: 500, timeLimitMs: 40_000,
+      }, 60_000);
+      if (r.errors) throw new Error(`parking MCP calls: ${r.errors} errors, first: ${r.first_error}`);
+      await waitFor(`${step} MCP calls parked`, async () => ((await mc.parkedWaiters()) >= step ? true : null), 30_000, 50);
+      parked = step;
+      await sleep(SETTLE_MS);
+      rss[String(step)] = (await settledRss(mc)).total!;
+      log(`${step} MCP watch_email calls parked: ${rss[String(step)]} MiB`);
+    }
+    await gen.call('waitersClose', null, 20_000);
+    return { bytes: Math.round(((rss[String(total)]! - rss[String(first)]!) * 1024 * 1024) / (total - first)), parked: total, rss_mb: rss, layout: mc.layout };
+  } finally {
+    await gen.stop();
+    await mc.stop();
+  }
+}
+
 export const parkedWaiters: Scenario<Params> = {
   name: 'parked-waiters',
   title: 'RSS of all Mailcue processes with 0 / 10,000 / 50,000 parked REST long-polls; bytes per waiter',
-  full: { inboxes: 10_000, steps: [10_000, 50_000] },
-  quick: { inboxes: 1000, steps: [2000, 5000] },
-  timeLimitS: (quick) => (quick ? 40 : 150),
+  full: { inboxes: 10_000, steps: [10_000, 50_000], mcpSteps: [2000, 16_000], mcpInboxes: 1000 },
+  quick: { inboxes: 1000, steps: [2000, 5000], mcpSteps: [1000, 4000], mcpInboxes: 500 },
+  timeLimitS: (quick) => (quick ? 60 : 200),
   async run(ctx, p) {
     const max = Math.max(...p.steps);
     const budget = hardNofile() - FD_RESERVE;
@@ -73,7 +114,7 @@ export const parkedWaiters: Scenario<Params> = {
           parked = step;
           await waitFor(`${step} waiters parked`, async () => ((await mc.parkedWaiters()) >= step ? true : null), 30_000, 50);
           parkS += (performance.now() - t0) / 1000;
-          await sleep(1000);
+          await sleep(SETTLE_MS);
           byRole[String(step)] = await settledRss(mc);
           rss[String(step)] = byRole[String(step)]!.total!;
           ctx.log(`${step} parked: ${rss[String(step)]} MiB`);
@@ -81,6 +122,9 @@ export const parkedWaiters: Scenario<Params> = {
       });
       const cpu1 = (await Promise.all(gens.map((g) => g.cpu()))).reduce((a, b) => a + b, 0);
       await Promise.all(gens.map((g) => g.call('waitersClose', null, 20_000)));
+      await Promise.all(gens.splice(0).map((g) => g.stop()));
+      await mc.stop();
+      const mcp = await mcpBytesPerWaiter(ctx.log, p);
       const perWaiter = (from: number, to: number) => Math.round(((rss[String(to)]! - rss[String(from)]!) * 1024 * 1024) / (to - from));
       const steps = [0, ...p.steps];
       return {
@@ -90,6 +134,7 @@ export const parkedWaiters: Scenario<Params> = {
         bytes_per_waiter_by_role: Object.fromEntries(Object.keys(byRole['0']!).filter((k) => k !== 'total').map((k) => [k, Math.round(((byRole[String(max)]![k]! - byRole['0']![k]!) * 1024 * 1024) / max)])),
         bytes_per_waiter_by_step: Object.fromEntries(steps.slice(1).map((s, i) => [`${steps[i]}→${s}`, perWaiter(steps[i]!, s)])),
         layout: mc.layout, mailcue_processes: mc.processes.length, hard_nofile: hardNofile(), inboxes: p.inboxes,
+        bytes_per_mcp_waiter: mcp.bytes, mcp_waiters: mcp,
       };
     } finally {
       await Promise.all(gens.map((g) => g.stop()));
