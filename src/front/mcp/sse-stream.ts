@@ -4,19 +4,37 @@
 import type { Exchange } from '../http/exchange.js';
 
 export const KEEPALIVE_MS = 15_000;
+/** How often the open streams are visited: a cap closes at most this late, never early. */
+const TICK_MS = 250;
 
-// Timer callbacks take the stream as an argument: a parked stream then holds no closures.
-function keepalive(stream: SseStream): void {
-  stream.comment('keepalive');
+/**
+ * Every open stream, visited each tick for its keep-alive and its cap: one timer for all of
+ * them rather than two per stream, which tens of thousands of parked tool calls would each keep.
+ */
+const openStreams = new Set<SseStream>();
+let ticker: NodeJS.Timeout | null = null;
+
+function tick(): void {
+  const now = Date.now();
+  for (const stream of openStreams) stream.onTick(now);
 }
 
-function capReached(stream: SseStream): void {
-  stream.close();
+function track(stream: SseStream): void {
+  openStreams.add(stream);
+  ticker ??= setInterval(tick, TICK_MS);
+}
+
+function untrack(stream: SseStream): void {
+  openStreams.delete(stream);
+  if (openStreams.size === 0 && ticker) {
+    clearInterval(ticker);
+    ticker = null;
+  }
 }
 
 export class SseStream {
-  private readonly keepalive: NodeJS.Timeout;
-  private readonly cap: NodeJS.Timeout;
+  private nextKeepalive: number;
+  private readonly closesAt: number;
   private closed = false;
   private readonly onCloseHandlers: (() => void)[] = [];
 
@@ -28,9 +46,23 @@ export class SseStream {
       ['X-Accel-Buffering', 'no'],
       ...headers,
     ]);
-    this.keepalive = setInterval(keepalive, KEEPALIVE_MS, this);
-    this.cap = setTimeout(capReached, capMs, this);
+    const now = Date.now();
+    this.nextKeepalive = now + KEEPALIVE_MS;
+    this.closesAt = now + capMs;
+    track(this);
     ex.signal.addEventListener('abort', this);
+  }
+
+  /** Called each tick while open: the cap, then the keep-alive when one is due. */
+  onTick(now: number): void {
+    if (now >= this.closesAt) {
+      this.close();
+      return;
+    }
+    if (now >= this.nextKeepalive) {
+      this.comment('keepalive');
+      this.nextKeepalive = now + KEEPALIVE_MS;
+    }
   }
 
   /** The client hung up. */
@@ -79,8 +111,7 @@ export class SseStream {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.keepalive);
-    clearTimeout(this.cap);
+    untrack(this);
     for (const h of this.onCloseHandlers.splice(0)) h();
   }
 }
