@@ -94,7 +94,7 @@ export const parkedWaiters: Scenario<Params> = {
       ctx.log(`creating ${p.inboxes} inboxes`);
       const inboxes = await mc.createInboxes(key, 'p', p.inboxes);
       for (let i = 0; i < clients; i++) gens.push(await Generator.start(`waiters-${i}`, Math.ceil(max / clients) + FD_RESERVE));
-      await sleep(2000);
+      await sleep(SETTLE_MS);
       const byRole: Record<string, Record<string, number>> = { '0': await settledRss(mc) };
       const rss: Record<string, number> = { '0': byRole['0']!.total! };
       const cpu0 = (await Promise.all(gens.map((g) => g.cpu()))).reduce((a, b) => a + b, 0);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Generator } from '../lib/generator.js';
 import { Mailcue } from '../lib/mailcue.js';
 import { benchSession, runTool, waitFor } from '../lib/proc.js';
+import { numberArg } from '../lib/args.js';
 
 interface Snapshot {
   snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
@@ -15,13 +16,8 @@ interface Snapshot {
   strings: string[];
 }
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-const WAITS = arg('--waits', 5000);
-const TOP = arg('--top', 16);
+const WAITS = numberArg('--waits', 5000);
+const TOP = numberArg('--top', 16);
 const INBOXES = 1000;
 const MCP = process.argv.includes('--mcp');
 

@@ -4,6 +4,7 @@
 // --by-module adds self time by package (node_modules/<pkg>), dist/ folder, or node internals.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { numberArg } from '../lib/args.js';
 
 interface Node {
   id: number;
@@ -19,14 +20,9 @@ interface Profile {
   timeDeltas: number[];
 }
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-const top = arg('--top', 10);
-const lastS = arg('--last-s', Infinity);
-const skipEndS = arg('--skip-end-s', 0);
+const top = numberArg('--top', 10);
+const lastS = numberArg('--last-s', Infinity);
+const skipEndS = numberArg('--skip-end-s', 0);
 const byModule = process.argv.includes('--by-module');
 const files = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && !(all[i - 1]?.startsWith('--') && all[i - 1] !== '--by-module'));
 

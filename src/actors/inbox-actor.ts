@@ -5,7 +5,8 @@ import { answersAuthWait, type Authentication } from '../contract/authentication
 import { messageIdCursor, newMessageId } from '../util/ids.js';
 import type { InboxCommand, MessageCommand } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
-import { ANSWERED_LATER, type DeliverResult, type ReplySink, type RequestScope, type WaitResult } from '../contract/results.js';
+import { ANSWERED_LATER, type DeliverResult, type RequestScope, type WaitResult } from '../contract/results.js';
+import { promised, type Sink } from '../util/sink.js';
 import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from '../contract/model.js';
 import type { WaitOutcome, Waiter, WaiterRegistry } from './waiters.js';
 
@@ -296,8 +297,9 @@ export class InboxActor {
     let until = now + cmd.timeoutMs;
     if (scope.deadline) until = Math.min(until, scope.deadline - WAIT_ANSWER_MARGIN_MS);
     const waiter = new PendingWait(this.ctx.waiters, cmd.address, cmd.match, cmd.since, until, requireAuth, requireAuth ? messageIdCursor(now) : undefined);
-    const answer = scope.reply ? ANSWERED_LATER : new Promise<WaitResult>((resolve, reject) => (waiter.sink = { resolve: resolve as (v: unknown) => void, reject }));
+    let answer: Promise<WaitResult> | typeof ANSWERED_LATER = ANSWERED_LATER;
     if (scope.reply) waiter.sink = scope.reply;
+    else answer = promised<WaitResult>((sink) => (waiter.sink = sink));
     this.ctx.waiters.park(waiter);
     // A cancelled long-poll frees its waiter at once; nobody reads the answer.
     scope.signal.addEventListener('abort', waiter);
@@ -313,7 +315,7 @@ function matches(m: MessageRecord, query: string): boolean {
 /** One parked long-poll: the little a waiter keeps (tens of thousands may be parked at once). */
 class PendingWait implements Waiter {
   /** Where the answer goes: the request's own reply, or a promise's resolve and reject. */
-  sink: ReplySink | null = null;
+  sink: Sink | null = null;
 
   constructor(
     private readonly registry: WaiterRegistry,

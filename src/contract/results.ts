@@ -1,6 +1,7 @@
 // What a shard answers besides records and views: admission decisions, wait outcomes, issued
 // tokens, shard stats; and the one method the rpc server needs from whatever executes commands.
 import type { CancelSignal } from '../util/cancel.js';
+import type { Sink } from '../util/sink.js';
 import type { Command } from './commands.js';
 import type { AccountView, MessageSummary } from './model.js';
 
@@ -85,12 +86,7 @@ export interface RequestScope {
    * Where a parked request's answer goes. An actor that parks hands it to the waiter and returns
    * ANSWERED_LATER, so a parked long-poll keeps no promise; without it the actor returns a promise.
    */
-  readonly reply?: ReplySink;
-}
-
-export interface ReplySink {
-  resolve(value: unknown): void;
-  reject(err: Error): void;
+  readonly reply?: Sink;
 }
 
 /** An actor's result meaning "the answer goes to scope.reply when it comes". */

@@ -6,7 +6,8 @@ import type { ShardAddress } from '../config/config.js';
 import { MailcueError } from '../errors/registry.js';
 import { StaticPlacement, type Placement } from './placement.js';
 import type { CancelSignal } from '../util/cancel.js';
-import type { CallOptions, CallSink, LatencyObserver, ShardClient } from './shard-client.js';
+import { promised, type Sink } from '../util/sink.js';
+import type { CallOptions, LatencyObserver, ShardClient } from './shard-client.js';
 import type { TlsMaterial } from './tls.js';
 
 /** How often one command follows `moved` before the caller sees 503 with Retry-After. */
@@ -37,14 +38,14 @@ export class Cluster {
   }
 
   call<T>(command: Command, options: CallOptions = {}): Promise<T> {
-    return new Promise<T>((resolve, reject) => this.submit(command, options, { resolve: resolve as (v: unknown) => void, reject }));
+    return promised<T>((sink) => this.submit(command, options, sink));
   }
 
   /**
    * call() without a promise: the outcome goes to `sink`. A parked long-poll then holds only its
    * RoutedCall and its sink, not a chain of awaiting functions.
    */
-  submit(command: Command, options: CallOptions, sink: CallSink): void {
+  submit(command: Command, options: CallOptions, sink: Sink): void {
     const key = routeKey(command);
     if (key === null) throw new Error(`${command.type} goes to every shard; use broadcast()`);
     const call = new RoutedCall(this.placement, key, command, options.timeoutMs, options.signal, sink);
@@ -93,7 +94,7 @@ export class Cluster {
  * for the slot's new primary and parks there with the same `since` and the time it has left.
  * It listens for its caller's abort itself (handleEvent), so that costs no closure.
  */
-class RoutedCall implements CallSink {
+class RoutedCall implements Sink {
   private readonly started = Date.now();
   private attempt = 1;
   private sends = 0;
@@ -109,7 +110,7 @@ class RoutedCall implements CallSink {
     private readonly command: Command,
     private readonly timeoutMs: number | undefined,
     private readonly signal: CancelSignal | undefined,
-    private readonly sink: CallSink,
+    private readonly sink: Sink,
   ) {}
 
   send(): void {
@@ -131,7 +132,10 @@ class RoutedCall implements CallSink {
     this.client = route.client;
     const again = this.sends++ > 0;
     try {
-      this.id = route.client.submit(again ? this.commandLeft() : this.command, { timeoutMs: this.timeoutLeft(), slot: route.slot, epoch: route.epoch }, this);
+      // Only a command sent again has spent part of its time.
+      const command = again ? this.commandLeft() : this.command;
+      const timeoutMs = again ? this.timeoutLeft() : this.timeoutMs;
+      this.id = route.client.submit(command, { timeoutMs, slot: route.slot, epoch: route.epoch }, this);
     } catch (err) {
       // A command that cannot be packed: its caller hears it, whether this is the first send or not.
       this.client = null;

@@ -5,6 +5,7 @@
 import type { Command } from '../contract/commands.js';
 import { MailcueError, isErrorCode, type ErrorDetails } from '../errors/registry.js';
 import type { CancelSignal } from '../util/cancel.js';
+import { promised, type Sink } from '../util/sink.js';
 import { channelCredentials, channelOptions, type TlsMaterial } from './tls.js';
 import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
@@ -18,17 +19,8 @@ export interface CallOptions {
   epoch?: number;
 }
 
-/**
- * Where a call's outcome goes: a promise's resolve and reject, or the record of a parked request
- * itself, so that a parked long-poll holds no promise chain.
- */
-export interface CallSink {
-  resolve(value: unknown): void;
-  reject(err: Error): void;
-}
-
 interface Pending {
-  sink: CallSink;
+  sink: Sink;
   stream: Stream;
   deadline: number;
   command: string;
@@ -172,14 +164,14 @@ export class ShardClient {
   call<T>(command: Command, options: CallOptions = {}): Promise<T> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(new MailcueError('unavailable', 'Request cancelled'));
-    return new Promise<T>((resolve, reject) => {
-      const id = this.submit(command, options, { resolve: resolve as (v: unknown) => void, reject });
+    return promised<T>((sink) => {
+      const id = this.submit(command, options, sink);
       if (signal) signal.addEventListener('abort', cancelOnAbort(this, id));
     });
   }
 
   /** Sends a command whose outcome goes to `sink` (options.signal is not watched); returns the id cancel() takes. */
-  submit(command: Command, options: CallOptions, sink: CallSink): number {
+  submit(command: Command, options: CallOptions, sink: Sink): number {
     const id = this.nextId++;
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
     const stream = this.stream();

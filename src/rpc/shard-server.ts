@@ -3,7 +3,8 @@
 // parts of the same id. A cancel envelope, or the stream going away, aborts the request, which
 // frees any waiter it parked.
 import type { Command } from '../contract/commands.js';
-import { ANSWERED_LATER, type AccountNotice, type CommandDispatcher, type Durability, type ReplySink, type RequestScope } from '../contract/results.js';
+import { ANSWERED_LATER, type AccountNotice, type CommandDispatcher, type Durability, type RequestScope } from '../contract/results.js';
+import type { Sink } from '../util/sink.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
@@ -41,7 +42,7 @@ function fenced(fence: Fence, slot: number, epoch: number, cancel: Cancellation,
  * long-poll's waiter holds this record and nothing else of the request (not its envelope or
  * command).
  */
-class ServedRequest implements RequestScope, ReplySink {
+class ServedRequest implements RequestScope, Sink {
   constructor(
     readonly id: number,
     readonly deadline: number,
@@ -53,7 +54,7 @@ class ServedRequest implements RequestScope, ReplySink {
   ) {}
 
   /** Where an actor that parks sends the answer later. */
-  get reply(): ReplySink {
+  get reply(): Sink {
     return this;
   }
 

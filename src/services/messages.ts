@@ -7,7 +7,7 @@ import { safeView } from '../mail/safe-text.js';
 import { fail } from '../errors/registry.js';
 import type { AttachmentContent } from '../mail/parse-mail.js';
 import type { CancelSignal } from '../util/cancel.js';
-import type { CallSink } from '../rpc/shard-client.js';
+import { promised, type Sink } from '../util/sink.js';
 import type { Caller, Deps } from './deps.js';
 
 /** Extra time the front waits for a shard's long-poll answer beyond the wait itself. */
@@ -72,14 +72,14 @@ export interface WaitOptions {
 
 /** Holds until a matching message arrives on the inbox's shard or the timeout passes. */
 export function waitForMessage(deps: Deps, caller: Caller, address: string, options: WaitOptions): Promise<WaitResult> {
-  return new Promise<WaitResult>((resolve, reject) => parkWait(deps, caller, address, options, { resolve: resolve as (v: unknown) => void, reject }));
+  return promised<WaitResult>((sink) => parkWait(deps, caller, address, options, sink));
 }
 
 /**
  * waitForMessage() for a caller that keeps its own record of the parked request: the outcome goes
  * to `sink`, and while the shard holds the waiter the front holds that record and nothing else.
  */
-export function parkWait(deps: Deps, caller: Caller, address: string, options: WaitOptions, sink: CallSink): void {
+export function parkWait(deps: Deps, caller: Caller, address: string, options: WaitOptions, sink: Sink): void {
   deps.cluster.submit(
     { type: 'message.wait', accountId: caller.accountId, address, since: options.since, match: options.match, timeoutMs: options.timeoutMs },
     { signal: options.signal, timeoutMs: options.timeoutMs + WAIT_MARGIN_MS },

@@ -6,7 +6,8 @@ import type { Command } from '../../src/contract/commands.js';
 import { MailcueError } from '../../src/errors/registry.js';
 import { Cluster } from '../../src/rpc/cluster.js';
 import type { Placement, Route } from '../../src/rpc/placement.js';
-import type { CallOptions, CallSink, ShardClient } from '../../src/rpc/shard-client.js';
+import type { CallOptions, ShardClient } from '../../src/rpc/shard-client.js';
+import type { Sink } from '../../src/util/sink.js';
 import { Cancellation } from '../../src/util/cancel.js';
 
 interface Sent {
@@ -14,7 +15,7 @@ interface Sent {
   id: number;
   command: Command;
   options: CallOptions;
-  sink: CallSink;
+  sink: Sink;
 }
 
 /** Shards that record what they are sent and answer only when the test says so. */
@@ -29,7 +30,7 @@ class ScriptedShards implements Placement {
   private client(shard: string): ShardClient {
     return {
       shardId: shard,
-      submit: (command: Command, options: CallOptions, sink: CallSink) => {
+      submit: (command: Command, options: CallOptions, sink: Sink) => {
         const id = this.nextId++;
         this.sent.push({ shard, id, command, options, sink });
         return id;

@@ -1,13 +1,14 @@
-// A long-poll tools/call (watch_email, create_and_wait_for_otp) while its wait is parked on a shard:
-// one record that holds the exchange, its SSE stream if it has one, and the session entry that
+// How a tools/call on Streamable HTTP is answered (ToolCallAnswer), and a long-poll tools/call
+// (watch_email, create_and_wait_for_otp) while its wait is parked on a shard (ParkedToolCall): one
+// record that holds the exchange, its SSE stream if it has one, and the session entry that
 // notifications/cancelled aborts, and that answers when the shard settles the wait. The awaiting
 // functions that admitted the call have all returned by then, so a parked call costs this record,
 // not their frames, closures and promises.
 import type { Config } from '../../config/config.js';
 import type { WaitResult } from '../../contract/results.js';
-import type { CallSink } from '../../rpc/shard-client.js';
 import { parkWait } from '../../services/messages.js';
 import { Cancellation } from '../../util/cancel.js';
+import type { Sink } from '../../util/sink.js';
 import type { Exchange } from '../http/exchange.js';
 import { errorResponse, resultResponse, ToolCallResult, type JsonRpcId } from './jsonrpc.js';
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
@@ -16,21 +17,56 @@ import type { McpSession } from './sessions.js';
 import type { SseStream } from './sse-stream.js';
 import type { ToolWait } from './tools/tool.js';
 
-export class ParkedToolCall implements CallSink {
+/**
+ * A tools/call's answer: the result, or its JSON-RPC error, on the call's SSE stream when it has
+ * one (then closed), as JSON with the session header otherwise. It never throws: a parked call is
+ * answered from the loop that settles it.
+ */
+export class ToolCallAnswer {
+  constructor(
+    protected readonly config: Config,
+    protected readonly ex: Exchange,
+    protected readonly stream: SseStream | null,
+    protected readonly session: McpSession,
+    protected readonly id: JsonRpcId,
+    /** The header naming the session, on a JSON answer. */
+    private readonly sessionHeader: string,
+  ) {}
+
+  answer(result: unknown): void {
+    let json: string;
+    try {
+      json = resultResponse(this.id, result);
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    if (this.stream) {
+      this.stream.messageText(json);
+      this.stream.close();
+    } else {
+      this.ex.sendJsonText(200, json, [[this.sessionHeader, this.session.id]]);
+    }
+  }
+
+  fail(err: unknown): void {
+    if (this.stream) {
+      this.stream.message(errorResponse(this.id, asFailure(err)));
+      this.stream.close();
+    } else {
+      sendJsonRpcFailure(this.ex, this.config, 'mcp', this.id, err, [[this.sessionHeader, this.session.id]]);
+    }
+  }
+}
+
+export class ParkedToolCall extends ToolCallAnswer implements Sink {
   /** The session's in-flight entry: notifications/cancelled or a hang-up aborts the wait. */
   private readonly cancellation = new Cancellation();
   private readonly key: string;
   private wait: ToolWait | null = null;
 
-  constructor(
-    private readonly config: Config,
-    private readonly ex: Exchange,
-    private readonly stream: SseStream | null,
-    private readonly session: McpSession,
-    private readonly id: JsonRpcId,
-    /** The header naming the session, on a JSON answer. */
-    private readonly sessionHeader: string,
-  ) {
+  constructor(config: Config, ex: Exchange, stream: SseStream | null, session: McpSession, id: JsonRpcId, sessionHeader: string) {
+    super(config, ex, stream, session, id, sessionHeader);
     ex.releaseRequest();
     this.key = JSON.stringify(id);
     session.inflight.set(this.key, this.cancellation);
@@ -75,31 +111,5 @@ export class ParkedToolCall implements CallSink {
       return;
     }
     this.answer(answer);
-  }
-
-  /** Settled in the shard client's reply loop: whatever goes wrong here is answered, not thrown. */
-  private answer(result: unknown): void {
-    let json: string;
-    try {
-      json = resultResponse(this.id, result);
-    } catch (err) {
-      this.fail(err);
-      return;
-    }
-    if (this.stream) {
-      this.stream.messageText(json);
-      this.stream.close();
-    } else {
-      this.ex.sendJsonText(200, json, [[this.sessionHeader, this.session.id]]);
-    }
-  }
-
-  private fail(err: unknown): void {
-    if (this.stream) {
-      this.stream.message(errorResponse(this.id, asFailure(err)));
-      this.stream.close();
-    } else {
-      sendJsonRpcFailure(this.ex, this.config, 'mcp', this.id, err, [[this.sessionHeader, this.session.id]]);
-    }
   }
 }

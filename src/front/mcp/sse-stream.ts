@@ -70,7 +70,7 @@ export class SseStream {
     this.finish();
   }
 
-  comment(text: string): void {
+  private comment(text: string): void {
     if (!this.closed) this.ex.write(`: ${text}\n\n`);
   }
 

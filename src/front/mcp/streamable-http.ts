@@ -5,11 +5,11 @@
 import { fail, MailcueError } from '../../errors/registry.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import { errorResponse, resultResponse, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
-import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
+import { resultResponse, type JsonRpcId, type JsonRpcRequest } from './jsonrpc.js';
+import { sendJsonRpcFailure } from './jsonrpc-answer.js';
 import { admit, execute, planBlock, negotiateVersion, progressTokenOf, SERVER_NAME, SERVER_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type Admitted } from './mcp-server.js';
 import { agentToolRequest, MCP_BODY_MAX_BYTES, onNotification, readIncoming, runInflight, type AgentToolEnv } from './request-pipeline.js';
-import { ParkedToolCall } from './parked-tool-call.js';
+import { ParkedToolCall, ToolCallAnswer } from './parked-tool-call.js';
 import type { McpSession } from './sessions.js';
 import { SseStream } from './sse-stream.js';
 
@@ -90,20 +90,12 @@ async function answerRequest(
     const call = new ParkedToolCall(env.deps.config, ex, stream, session, id, SESSION_HEADER);
     return call.start({ deps: env.deps, admitted, session, maxWaitMs: env.maxWaitMs, notify }, admitted.args!, progressTokenOf(message));
   }
+  const reply = new ToolCallAnswer(env.deps.config, ex, stream, session, id, SESSION_HEADER);
   try {
     const hangUp = (abort: () => void) => ex.signal.addEventListener('abort', abort);
-    const result = await runInflight(env, session, admitted, message, id, hangUp, notify);
-    if (stream) {
-      stream.messageText(resultResponse(id, result));
-      stream.close();
-    } else {
-      ex.sendJsonText(200, resultResponse(id, result), [[SESSION_HEADER, session.id]]);
-    }
+    reply.answer(await runInflight(env, session, admitted, message, id, hangUp, notify));
   } catch (err) {
-    if (stream) {
-      stream.message(errorResponse(id, asFailure(err)));
-      stream.close();
-    } else throw err;
+    reply.fail(err);
   }
 }
 

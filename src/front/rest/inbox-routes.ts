@@ -7,7 +7,7 @@ import { fail } from '../../errors/registry.js';
 import { admitRest, admitRestAndRead } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import type { CallSink } from '../../rpc/shard-client.js';
+import type { Sink } from '../../util/sink.js';
 import type { WaitResult } from '../../contract/results.js';
 import { ok } from './respond.js';
 
@@ -30,7 +30,7 @@ function address(ex: Exchange): string {
  * A parked GET …/messages/wait: the whole of what the front keeps for it besides the Exchange.
  * The shard client settles it in its reply loop, so it never throws there.
  */
-class ParkedWait implements CallSink {
+class ParkedWait implements Sink {
   constructor(private readonly ex: Exchange) {}
 
   resolve(result: WaitResult): void {

@@ -3,8 +3,9 @@ import type { WaitResult } from '../../../contract/results.js';
 import { optionalSince, requireAddress } from '../../../services/validate.js';
 import { defineWaitTool, messageSummarySchema, UNTRUSTED_MAIL } from './tool.js';
 
+/** The tool's output is the wait's result as the shard gave it: `{timed_out, message}`. */
 function output(_inbox: string, result: WaitResult): Record<string, unknown> {
-  return result.timed_out ? { timed_out: true, message: null } : { timed_out: false, message: result.message };
+  return result;
 }
 
 export const watchEmail = defineWaitTool<{ inbox: string; timeout?: number; since?: string }>({
