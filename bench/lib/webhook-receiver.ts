@@ -38,6 +38,9 @@ export interface WebhookRunResult {
   ops_per_s: number;
   latency: Percentiles;
   receiver_connections: number;
+  /** From the first SMTP send to the last mail's answer, and the deliveries received by then. */
+  smtp_s: number;
+  delivered_during_smtp: number;
 }
 
 const TAG = /hook-(\d+)/;
@@ -133,6 +136,8 @@ class Receiver {
       }
       c.close();
     }));
+    const smtpS = (performance.now() - t0) / 1000;
+    const deliveredDuringSmtp = this.delivered;
     target = accepted * p.fanOut;
     if (this.delivered < target) {
       await Promise.race([allDelivered, new Promise((r) => setTimeout(r, Math.max(2000, deadline - performance.now())))]);
@@ -142,6 +147,7 @@ class Receiver {
     return {
       sent: next, accepted, delivered: this.delivered, duplicates: this.duplicates, bad_signature: this.badSignature, unmatched: this.unmatched,
       duration_s: round(duration), ops_per_s: round(this.delivered / duration, 1), latency: this.latency.percentiles(), receiver_connections: this.connections,
+      smtp_s: round(smtpS), delivered_during_smtp: deliveredDuringSmtp,
     };
   }
 }

@@ -65,7 +65,7 @@ export const webhookDelivery: Scenario<Params> = {
         client_cpu_share: cpuShare(clientCpu, r.duration_s), generator: 'raw-socket SMTP sender + node:https receiver (one process)',
         webhooks: p.inboxes * p.webhooksPerInbox, mails: r.sent, expected_deliveries: r.accepted * p.webhooksPerInbox,
         sampled_attempts: attempts, sampled_failed_attempts: failed, accepted: r.accepted, duplicates: r.duplicates, bad_signature: r.bad_signature, unmatched: r.unmatched,
-        receiver_tls_connections: r.receiver_connections, server_cpu_cores: cores(m.server_cpu_s, r.duration_s), foreign_cpu_cores: foreignCores(m, clientCpu), client_cpu_cores: cores(clientCpu, r.duration_s),
+        receiver_tls_connections: r.receiver_connections, smtp_s: r.smtp_s, delivered_during_smtp: r.delivered_during_smtp, server_cpu_cores: cores(m.server_cpu_s, r.duration_s), foreign_cpu_cores: foreignCores(m, clientCpu), client_cpu_cores: cores(clientCpu, r.duration_s),
       };
     } finally {
       await gen.stop();
