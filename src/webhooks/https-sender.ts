@@ -2,11 +2,10 @@
 // refuses private targets at connect time, never follows redirects, reads at most a little of the
 // answer, and gives up after the per-attempt timeout.
 import { readFileSync } from 'node:fs';
-import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
-import type { LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
 import type { Config } from '../config/config.js';
-import { isIP } from 'node:net';
 import { isRefusedAddress, resolveTarget } from './address-policy.js';
 import { makeResolver } from './resolver.js';
 
@@ -20,7 +19,7 @@ export interface AttemptResult {
 }
 
 export class HttpsSender {
-  private readonly agent: https.Agent;
+  private readonly agent: Agent;
 
   constructor(private readonly config: Config) {
     const resolver = makeResolver(config.dnsServers);
@@ -30,15 +29,17 @@ export class HttpsSender {
         (err: Error) => (callback as (e: Error | null, a: string, f: number) => void)(err, '', 4),
       );
     };
-    // One secure context, built once: passing `ca` to the agent would make Node stringify the whole
-    // CA list into the agent's connection key on every request and re-parse it per connection.
+    // One secure context, built once, rather than the CA list parsed again per connection.
     const secureContext = config.webhookCaFile
       ? createSecureContext({ ca: [...rootCertificates, readFileSync(config.webhookCaFile, 'utf8')] })
       : undefined;
-    this.agent = new https.Agent({ keepAlive: true, maxSockets: 64, lookup, secureContext });
+    // undici rather than node:https: 30-56 µs of client CPU per keep-alive POST on this machine
+    // against 100-137 µs. It never follows redirects unless told to, and `lookup` reaches its
+    // tls.connect, so the connect-time address check holds.
+    this.agent = new Agent({ connections: 64, connect: { lookup, ...(secureContext ? { secureContext } : {}) } });
   }
 
-  post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
+  async post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
     const started = performance.now();
     const done = (status: number | null, error: string | null): AttemptResult => ({
       ok: status !== null && status >= 200 && status < 300, status, latency_ms: Math.round(performance.now() - started), error,
@@ -46,43 +47,31 @@ export class HttpsSender {
     // Node connects to an address literal without calling `lookup`: check it here instead.
     const literal = new URL(url).hostname.replace(/^\[|\]$/g, '');
     if (!this.config.webhookAllowPrivate && isIP(literal) && isRefusedAddress(literal)) {
-      return Promise.resolve(done(null, `${literal} is not a public address`));
+      return done(null, `${literal} is not a public address`);
     }
-    return new Promise((resolve) => {
-      let settled = false;
-      const finish = (r: AttemptResult) => {
-        if (!settled) {
-          settled = true;
-          resolve(r);
-        }
-      };
-      const req = https.request(url, {
-        method: 'POST', agent: this.agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'Mailcue-Webhooks/1' },
-        timeout: this.config.webhookTimeoutMs,
-      }, (res) => {
-        const status = res.statusCode ?? 0;
-        let read = 0;
-        res.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          // A huge answer is not read: the status is all a delivery needs.
-          if (read > MAX_ANSWER_BYTES) {
-            res.destroy();
-            finish(done(status, null));
-          }
-        });
-        res.on('end', () => finish(done(status, status >= 200 && status < 300 ? null : `HTTP ${status}`)));
-        res.on('error', () => finish(done(status, null)));
-        res.on('close', () => finish(done(status, status >= 200 && status < 300 ? null : `HTTP ${status}`)));
+    const timeoutMs = this.config.webhookTimeoutMs;
+    // The whole attempt, answer included, ends at the timeout: a receiver dripping its answer
+    // byte by byte would never trip an idle timeout.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    try {
+      const res = await request(url, {
+        dispatcher: this.agent, method: 'POST', body, signal: deadline.signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+        headers: { ...headers, 'user-agent': 'Mailcue-Webhooks/1' },
       });
-      const hardStop = setTimeout(() => req.destroy(new Error(`timed out after ${this.config.webhookTimeoutMs} ms`)), this.config.webhookTimeoutMs);
-      req.on('timeout', () => req.destroy(new Error(`timed out after ${this.config.webhookTimeoutMs} ms`)));
-      req.on('error', (err) => finish(done(null, err.message)));
-      req.on('close', () => clearTimeout(hardStop));
-      req.end(body);
-    });
+      // The status is all a delivery needs: a huge answer is not read (dump closes the connection).
+      await res.body.dump({ limit: MAX_ANSWER_BYTES }).catch(() => undefined);
+      const status = res.statusCode;
+      return done(status, status >= 200 && status < 300 ? null : `HTTP ${status}`);
+    } catch (err) {
+      const timedOut = deadline.signal.aborted || (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT';
+      return done(null, timedOut ? `timed out after ${timeoutMs} ms` : (err as Error).message);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   close(): void {
-    this.agent.destroy();
+    void this.agent.destroy();
   }
 }
