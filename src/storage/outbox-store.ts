@@ -14,6 +14,12 @@ export interface OutboxEntry {
   attempt: number;
 }
 
+export interface DueKey {
+  slot: number;
+  dueMs: number;
+  eventId: string;
+}
+
 export class OutboxStore {
   private readonly outbox: Database<OutboxEntry, Key>;
   private readonly index: SlotIndex;
@@ -23,23 +29,25 @@ export class OutboxStore {
     this.index = slotIndexOf(root);
   }
 
-  /** Inside a transaction: an entry of a webhook this shard holds. */
-  put(dueMs: number, entry: OutboxEntry): void {
-    const slot = this.index.slot('webhooks', [entry.webhook_id]);
+  /**
+   * Inside a transaction: an entry of a webhook this shard holds, in the webhook's slot (looked up
+   * when the caller does not know it).
+   */
+  put(dueMs: number, entry: OutboxEntry, slot = this.index.slot('webhooks', [entry.webhook_id])): void {
     if (slot === undefined) throw new Error(`outbox: no webhook ${entry.webhook_id} on this shard`);
     void this.outbox.put([slot, dueMs, entry.event_id], entry);
   }
 
-  remove(dueMs: number, eventId: string): void {
-    const slot = this.index.slot('outbox', [dueMs, eventId]);
-    if (slot !== undefined) void this.outbox.remove([slot, dueMs, eventId]);
+  remove(at: DueKey): void {
+    void this.outbox.remove([at.slot, at.dueMs, at.eventId]);
   }
 
-  /** Every entry, earliest due first. */
-  *byDue(): Generator<{ dueMs: number; entry: OutboxEntry }> {
-    for (const { parts, slot } of this.index.entries('outbox')) {
-      const entry = this.outbox.get([slot, ...parts]);
-      if (entry) yield { dueMs: parts[0] as number, entry };
-    }
+  /** Where every entry sits, earliest due first (index keys only: no entry is read). */
+  *dueKeys(): Generator<DueKey> {
+    for (const { parts, slot } of this.index.entries('outbox')) yield { slot, dueMs: parts[0] as number, eventId: parts[1] as string };
+  }
+
+  get(at: DueKey): OutboxEntry | undefined {
+    return this.outbox.get([at.slot, at.dueMs, at.eventId]);
   }
 }

@@ -32,8 +32,8 @@ export class WebhookStore {
     return this.index.slot('webhooks', [id]);
   }
 
-  get(id: string): WebhookRecord | undefined {
-    const slot = this.slotOf(id);
+  /** `slot`, when the caller knows it (its inbox's, or its outbox entry's), saves a lookup. */
+  get(id: string, slot = this.slotOf(id)): WebhookRecord | undefined {
     return slot === undefined ? undefined : this.webhooks.get([slot, id]);
   }
 

@@ -1,9 +1,26 @@
 // Identifiers: random ones for secrets and records, and time-ordered message ids so that "newer
 // than msg_x" is a string comparison within an inbox.
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+
+// Random bytes are cut from a pool of CSPRNG output, as crypto.randomUUID does: one system call
+// per 4 KiB instead of one per id (a webhook fan-out makes an event id per delivery). No byte is
+// handed out twice.
+const pool = Buffer.allocUnsafe(4096);
+let poolAt = pool.length;
+
+/** `bytes` fresh random bytes, valid until the next call (copy them to keep them). */
+function takeRandom(bytes: number): Buffer {
+  if (bytes > pool.length) return randomFillSync(Buffer.allocUnsafe(bytes));
+  if (poolAt + bytes > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  poolAt += bytes;
+  return pool.subarray(poolAt - bytes, poolAt);
+}
 
 export function randomHex(bytes: number): string {
-  return randomBytes(bytes).toString('hex');
+  return takeRandom(bytes).toString('hex');
 }
 
 const BASE36_TIME_WIDTH = 9; // 36^9 ms ≈ 3 000 years
@@ -35,7 +52,7 @@ export function messageIdCursor(now: number): string {
 /** Lowercase letters and digits, easy to type and read back: inbox local parts. */
 export function randomLocalPart(length = 12): string {
   const alphabet = 'abcdefghijkmnpqrstuvwxyz23456789';
-  const bytes = randomBytes(length);
+  const bytes = takeRandom(length);
   let out = '';
   for (let i = 0; i < length; i++) out += alphabet[bytes[i]! % alphabet.length];
   return out;

@@ -59,7 +59,7 @@ function everythingIsThere(t: import('ava').ExecutionContext, store: ShardStore)
   t.deepEqual([...store.webhooks.watchedInboxes()], ['one@mailcue.test']);
   t.is(Buffer.from(store.webhooks.sealedKey(A)!).toString(), `sealed:${A}`);
   t.deepEqual(store.webhooks.deliveries('wh_fixture', 10).map((d) => d.status), [200, 500]);
-  t.deepEqual([...store.outbox.byDue()].map((o) => [o.dueMs, o.entry.event_id, o.entry.attempt]), [[1_795_400_010_000, 'evt_2', 1]]);
+  t.deepEqual([...store.outbox.dueKeys()].map((k) => [k.dueMs, k.eventId, store.outbox.get(k)?.attempt]), [[1_795_400_010_000, 'evt_2', 1]]);
 
   t.is(store.tokens.get('tokhash_access')?.account_id, A);
   t.is(store.tokens.get('tokhash_refresh')?.kind, 'refresh_token');

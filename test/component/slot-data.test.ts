@@ -93,7 +93,7 @@ test("slot data - a slot's snapshot is its key range, pages add up to it, and th
   t.deepEqual(dst.webhooks.idsForAccount(ACCOUNT), ['wh_a']);
   t.deepEqual(dst.webhooks.deliveries('wh_a', 10).map((d) => d.status), [200]);
   t.deepEqual(Buffer.from(dst.webhooks.sealedKey(ACCOUNT)!), Buffer.from([7, 7]));
-  t.deepEqual([...dst.outbox.byDue()].map((o) => o.entry.event_id), ['evt_2']);
+  t.deepEqual([...dst.outbox.dueKeys()].map((k) => dst.outbox.get(k)?.event_id), ['evt_2']);
   t.is(dst.accounts.get(ACCOUNT)?.plan, 'growth');
   t.is(dst.tokens.get('tok_hash')?.account_id, ACCOUNT, "a token moves with its account's slot and is found by hash");
 });
@@ -106,7 +106,7 @@ test('slot data - dropping a slot removes its range and its index entries, and l
   t.deepEqual(readSlotPage(store, slotOf(a), null, 1 << 24).records, []);
   t.is(store.inboxes.get(a), undefined);
   t.is(store.webhooks.get('wh_a'), undefined);
-  t.deepEqual([...store.outbox.byDue()], []);
+  t.deepEqual([...store.outbox.dueKeys()], []);
   t.deepEqual(store.webhooks.idsForAccount(ACCOUNT), []);
   t.deepEqual(store.inboxes.addressesOf(ACCOUNT), [b]);
   t.deepEqual([...store.messages.newestFirst(b)].map((m) => m.id), [`msg_${b}`]);
