@@ -15,15 +15,46 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = path.join(ROOT, 'dist/cli/main.js');
 export const ADMIN_TOKEN = 'test-admin-token';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The first port of the kernel's ephemeral range: ports below it are never handed to an outgoing
+ * connection or a bind to port 0, so one picked there stays free between the check and its use
+ * unless another test picks the same one.
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 12_000) return low;
+  } catch {
+    /* not Linux: the usual default */
+  }
+  return 32_768;
+}
+
+const PICK_FROM = 10_000;
+const picked = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '0.0.0.0', () => srv.close(() => resolve(true)));
   });
+}
+
+/**
+ * A free TCP port for a process the test starts with an explicit port. It is picked at random
+ * below the ephemeral range, where the test's own client connections and port-0 listeners never
+ * land, and checked by binding it.
+ */
+export async function freePort(): Promise<number> {
+  const high = ephemeralLow();
+  for (let tries = 0; tries < 200; tries++) {
+    const port = PICK_FROM + Math.floor(Math.random() * (high - PICK_FROM));
+    if (picked.has(port) || !(await bindable(port))) continue;
+    picked.add(port);
+    return port;
+  }
+  throw new Error(`no free port found in ${PICK_FROM}-${high}`);
 }
 
 export interface Service {
