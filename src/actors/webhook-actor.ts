@@ -262,6 +262,9 @@ export class WebhookActor {
   private recordOutcomes(): void {
     const outcomes = this.outcomes;
     this.outcomes = [];
+    // Stopping: the store may be closed. The entries stay in the outbox and go again after a
+    // restart, under the same webhook-id.
+    if (this.stopped) return;
     const accounts = new Set<string>();
     let retryInMs = 0;
     this.ctx.store.transaction(() => {
