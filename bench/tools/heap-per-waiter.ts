@@ -1,8 +1,9 @@
 // What each Mailcue process keeps in its JS heap per parked long-poll, by object type: heap
 // snapshots of every process (1 front, 2 shards) before and after parking N waits, diffed.
 // REST waits, or with --mcp MCP watch_email calls (answered as SSE).
-// parked-waiters measures RSS; this says which objects it is made of.
-//   npm run build && node --import tsx bench/tools/heap-per-waiter.ts [--waits 5000] [--top 16] [--mcp]
+// parked-waiters measures RSS; this says which objects it is made of. --retainers splits each
+// type by what first holds it (`string ← ParkedToolCall.key`), to find who keeps a string or object.
+//   npm run build && node --import tsx bench/tools/heap-per-waiter.ts [--waits 5000] [--top 16] [--mcp] [--retainers]
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Generator } from '../lib/generator.js';
@@ -11,8 +12,9 @@ import { benchSession, runTool, waitFor } from '../lib/proc.js';
 import { numberArg } from '../lib/args.js';
 
 interface Snapshot {
-  snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
+  snapshot: { meta: { node_fields: string[]; node_types: [string[]]; edge_fields: string[]; edge_types: [string[]] } };
   nodes: number[];
+  edges: number[];
   strings: string[];
 }
 
@@ -20,6 +22,30 @@ const WAITS = numberArg('--waits', 5000);
 const TOP = numberArg('--top', 16);
 const INBOXES = 1000;
 const MCP = process.argv.includes('--mcp');
+const RETAINERS = process.argv.includes('--retainers');
+
+/** Per node (by ordinal): `owner.edge` of the first strong edge that reaches it. */
+function firstRetainers(s: Snapshot, label: (ordinal: number) => string): (string | undefined)[] {
+  const nf = s.snapshot.meta.node_fields.length;
+  const ef = s.snapshot.meta.edge_fields;
+  const [etype, ename, eto] = ['type', 'name_or_index', 'to_node'].map((f) => ef.indexOf(f)) as [number, number, number];
+  const edgeTypes = s.snapshot.meta.edge_types[0];
+  const edgeCount = s.snapshot.meta.node_fields.indexOf('edge_count');
+  const out: (string | undefined)[] = new Array(s.nodes.length / nf);
+  let e = 0;
+  for (let n = 0; n < s.nodes.length / nf; n++) {
+    const count = s.nodes[n * nf + edgeCount]!;
+    for (let k = 0; k < count; k++, e += ef.length) {
+      const kind = edgeTypes[s.edges[e + etype]!]!;
+      if (kind === 'weak' || kind === 'shortcut') continue;
+      const to = s.edges[e + eto]! / nf;
+      if (out[to] !== undefined) continue;
+      const name = kind === 'element' || kind === 'hidden' ? `[${s.edges[e + ename]}]` : s.strings[s.edges[e + ename]!];
+      out[to] = `${label(n)}.${name}`.slice(0, 60);
+    }
+  }
+  return out;
+}
 
 /** Self size and count per `type:constructor` (all strings as one row). */
 function byType(file: string): Map<string, { size: number; count: number }> {
@@ -28,9 +54,15 @@ function byType(file: string): Map<string, { size: number; count: number }> {
   const [type, name, size] = ['type', 'name', 'self_size'].map((f) => fields.indexOf(f)) as [number, number, number];
   const types = s.snapshot.meta.node_types[0];
   const rows = new Map<string, { size: number; count: number }>();
+  const label = (ordinal: number) => {
+    const t = types[s.nodes[ordinal * fields.length + type]!]!;
+    return t === 'object' || t === 'closure' ? s.strings[s.nodes[ordinal * fields.length + name]!]!.slice(0, 30) : t;
+  };
+  const retainers = RETAINERS ? firstRetainers(s, label) : null;
   for (let i = 0; i < s.nodes.length; i += fields.length) {
     const t = types[s.nodes[i + type]!]!;
-    const key = t.includes('string') ? 'string' : t === 'code' ? 'code' : `${t}:${s.strings[s.nodes[i + name]!]}`.slice(0, 60);
+    let key = t.includes('string') ? 'string' : t === 'code' ? 'code' : `${t}:${s.strings[s.nodes[i + name]!]}`.slice(0, 60);
+    if (retainers) key += ` ← ${retainers[i / fields.length] ?? '?'}`;
     const row = rows.get(key) ?? { size: 0, count: 0 };
     row.size += s.nodes[i + size]!;
     row.count++;
