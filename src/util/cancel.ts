@@ -26,6 +26,15 @@ export class Cancellation implements CancelSignal {
     else this.listeners = [this.listeners, listener];
   }
 
+  /** A listener that no longer needs to hear (an HTTP client's request that finished, for one). */
+  removeEventListener(_type: 'abort', listener: AbortListener): void {
+    if (this.listeners === listener) this.listeners = null;
+    else if (Array.isArray(this.listeners)) {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    }
+  }
+
   /** As a listener of another signal: aborts with it (no closure needed to chain two). */
   handleEvent(): void {
     this.abort();
