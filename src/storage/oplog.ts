@@ -71,7 +71,8 @@ export class Oplog {
     };
     (target as unknown as { remove: unknown }).remove = (key: Key, ...rest: unknown[]) => {
       const slot = slotOfKey(name, key);
-      if (!this.replaying && target.get(key) !== undefined) this.append(slot, { db: name, key, del: true, at: this.now() });
+      // doesExist: a removed outbox entry or message is not decoded just to learn it was there.
+      if (!this.replaying && target.doesExist(key)) this.append(slot, { db: name, key, del: true, at: this.now() });
       return remove(key, ...rest);
     };
   }
