@@ -7,6 +7,7 @@ import { safeView } from '../mail/safe-text.js';
 import { fail } from '../errors/registry.js';
 import type { AttachmentContent } from '../mail/parse-mail.js';
 import type { CancelSignal } from '../util/cancel.js';
+import { detached } from '../util/detached.js';
 import { promised, type Sink } from '../util/sink.js';
 import type { Caller, Deps } from './deps.js';
 
@@ -80,8 +81,10 @@ export function waitForMessage(deps: Deps, caller: Caller, address: string, opti
  * to `sink`, and while the shard holds the waiter the front holds that record and nothing else.
  */
 export function parkWait(deps: Deps, caller: Caller, address: string, options: WaitOptions, sink: Sink): void {
+  // The command is kept while the wait is parked (a resend after failover needs it), so the
+  // account id is copied out of its admission reply; `address` is kept as given.
   deps.cluster.submit(
-    { type: 'message.wait', accountId: caller.accountId, address, since: options.since, match: options.match, timeoutMs: options.timeoutMs },
+    { type: 'message.wait', accountId: detached(caller.accountId), address, since: options.since, match: options.match, timeoutMs: options.timeoutMs },
     { signal: options.signal, timeoutMs: options.timeoutMs + WAIT_MARGIN_MS },
     sink,
   );

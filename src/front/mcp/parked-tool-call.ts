@@ -8,6 +8,7 @@ import type { Config } from '../../config/config.js';
 import type { WaitResult } from '../../contract/results.js';
 import { parkWait } from '../../services/messages.js';
 import { Cancellation } from '../../util/cancel.js';
+import { detached } from '../../util/detached.js';
 import type { Sink } from '../../util/sink.js';
 import type { Exchange } from '../http/exchange.js';
 import { errorResponse, resultResponse, ToolCallResult, type JsonRpcId } from './jsonrpc.js';
@@ -63,7 +64,9 @@ export class ParkedToolCall extends ToolCallAnswer implements Sink {
   /** The session's in-flight entry: notifications/cancelled or a hang-up aborts the wait. */
   private readonly cancellation = new Cancellation();
   private readonly key: string;
-  private wait: ToolWait | null = null;
+  /** What the answer needs of the wait once it is parked (not its options: the command has them). */
+  private address = '';
+  private output: ToolWait['output'] | null = null;
 
   constructor(config: Config, ex: Exchange, stream: SseStream | null, session: McpSession, id: JsonRpcId, sessionHeader: string) {
     super(config, ex, stream, session, id, sessionHeader);
@@ -83,16 +86,18 @@ export class ParkedToolCall extends ToolCallAnswer implements Sink {
       this.reject(err as Error);
       return;
     }
-    this.wait = wait;
-    parkWait(ctx.deps, { accountId: ctx.admitted.admission.account.id }, wait.address, { ...wait.options, signal: this.cancellation }, this);
+    // One flat copy of the address, for the command and the answer alike.
+    this.address = detached(wait.address);
+    this.output = wait.output;
+    parkWait(ctx.deps, { accountId: ctx.admitted.admission.account.id }, this.address, { ...wait.options, signal: this.cancellation }, this);
   }
 
   resolve(result: WaitResult): void {
     this.session.inflight.delete(this.key);
-    const wait = this.wait!;
     let answer: unknown;
     try {
-      const out = wait.output(wait.address, result);
+      const output = this.output!;
+      const out = output(this.address, result);
       answer = new ToolCallResult(JSON.stringify(out), out);
     } catch (err) {
       this.reject(err as Error);

@@ -7,6 +7,7 @@ import { fail } from '../../errors/registry.js';
 import { admitRest, admitRestAndRead } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
+import { detached } from '../../util/detached.js';
 import type { Sink } from '../../util/sink.js';
 import type { WaitResult } from '../../contract/results.js';
 import { ok } from './respond.js';
@@ -91,7 +92,8 @@ export function inboxRoutes(router: Router, deps: Deps): void {
       const inbox = address(ex);
       // The handler returns here; the answer comes from the ParkedWait when the shard settles it.
       ex.releaseRequest();
-      messages.parkWait(deps, who, inbox, { since, timeoutMs: timeoutS * 1000, match: 'any', signal: ex.signal }, new ParkedWait(ex));
+      // A copy of the address in storage of its own: the parked command keeps it.
+      messages.parkWait(deps, who, detached(inbox), { since, timeoutMs: timeoutS * 1000, match: 'any', signal: ex.signal }, new ParkedWait(ex));
     })
     .add('get', '/v1/inboxes/:address/messages/:id', async (ex) => {
       const who = await caller(deps, ex);
