@@ -76,12 +76,18 @@ export class Exchange {
     const params = new Array<string>(paramCount);
     for (let i = 0; i < paramCount; i++) params[i] = decodePathParam(req.getParameter(i) ?? '');
     // Only the headers Mailcue reads are kept: a parked long-poll should not hold the rest.
-    this.request = { path: req.getUrl(), rawQuery: req.getQuery() ?? '', params, headers: READ_HEADERS.map((name) => req.getHeader(name)) };
-    res.onAborted(() => {
-      this.aborted = true;
-      this.finish();
-      this.cancellation?.abort();
-    });
+    const headers = new Array<string>(READ_HEADERS.length);
+    for (let i = 0; i < READ_HEADERS.length; i++) headers[i] = req.getHeader(READ_HEADERS[i]!);
+    this.request = { path: req.getUrl(), rawQuery: req.getQuery() ?? '', params, headers };
+    // A bound method rather than an arrow: an arrow's context would keep `req` (and itself) for as
+    // long as the request is open, 100 B more per parked long-poll.
+    res.onAborted(this.onAborted.bind(this));
+  }
+
+  private onAborted(): void {
+    this.aborted = true;
+    this.finish();
+    this.cancellation?.abort();
   }
 
   /** Marks the response ended (it must not be touched again) and observes it, once. */
