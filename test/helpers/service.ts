@@ -50,9 +50,10 @@ export async function freePort(): Promise<number> {
   const high = ephemeralLow();
   for (let tries = 0; tries < 200; tries++) {
     const port = PICK_FROM + Math.floor(Math.random() * (high - PICK_FROM));
-    if (picked.has(port) || !(await bindable(port))) continue;
-    picked.add(port);
-    return port;
+    if (picked.has(port)) continue;
+    picked.add(port); // before the check: two picks running at once never share a port
+    if (await bindable(port)) return port;
+    picked.delete(port);
   }
   throw new Error(`no free port found in ${PICK_FROM}-${high}`);
 }
@@ -140,10 +141,15 @@ export interface StartOptions {
 }
 
 /** The ports a front wrote to its MAILCUE_PORTS_FILE, once it has bound them. */
-async function boundPorts(file: string, child: ChildProcess, timeoutMs = 60_000): Promise<{ http: number; smtp: number; ops: number }> {
+/** What the processes a front depends on (its shards) said, for the error when the front exits. */
+function othersSaid(others: ChildProcess[]): string {
+  return others.map((o) => `\n--- ${o.spawnargs.slice(2).join(' ')} (${o.exitCode === null ? 'running' : `exited ${o.exitCode}`}):\n${(o as ChildProcess & { tail: string[] }).tail.join('')}`).join('');
+}
+
+async function boundPorts(file: string, child: ChildProcess, others: ChildProcess[] = [], timeoutMs = 60_000): Promise<{ http: number; smtp: number; ops: number }> {
   const end = Date.now() + timeoutMs;
   while (!existsSync(file)) {
-    if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${(child as ChildProcess & { tail: string[] }).tail.join('')}`);
+    if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${(child as ChildProcess & { tail: string[] }).tail.join('')}${othersSaid(others)}`);
     if (Date.now() > end) throw new Error(`no ports reported after ${timeoutMs} ms: ${(child as ChildProcess & { tail: string[] }).tail.join('')}`);
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -200,7 +206,8 @@ export async function startService(options: StartOptions = {}): Promise<Service>
       launched.push(launch(['serve'], frontEnv(fronts[0]!)));
     }
     processes.push(...launched);
-    for (const [i, f] of fronts.entries()) Object.assign(f, await boundPorts(f.portsFile, launched[i]!));
+    const shards = processes.filter((p) => !launched.includes(p));
+    for (const [i, f] of fronts.entries()) Object.assign(f, await boundPorts(f.portsFile, launched[i]!, shards));
     opsUrls.splice(0, opsUrls.length, ...fronts.map((f) => `http://127.0.0.1:${f.ops}`));
     service.httpPort = fronts[0]!.http;
     service.smtpPort = fronts[0]!.smtp;
