@@ -1,7 +1,7 @@
 // End to end: the agent-tool server driven by the official MCP SDK client over both transports,
 // and by raw HTTP for the error table of SEED.md.
 import test from 'ava';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,10 +14,11 @@ type Json = Record<string, any>;
 let svc: Service;
 let key: string;
 let freeKey: string;
+let plans: string | undefined;
 
 test.before(async () => {
   // Lift the per-minute and session caps here; test/e2e/plans.test.ts covers them at their defaults.
-  const plans = path.join(os.tmpdir(), `mailcue-plans-${process.pid}.json`);
+  plans = path.join(os.tmpdir(), `mailcue-plans-${process.pid}.json`);
   writeFileSync(plans, JSON.stringify({ growth: { opsPerMinute: 100000, concurrentSessions: 1000, restPerMinute: 100000 } }));
   svc = await startService({ env: { MAILCUE_PLANS_FILE: plans } });
   key = (await svc.createAccount('growth')).api_key;
@@ -25,6 +26,7 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await svc?.stop();
+  if (plans) rmSync(plans, { force: true });
 });
 
 async function inbox(): Promise<string> {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
@@ -28,6 +28,7 @@ test('config - a config file mirrors the variables and the environment wins', (t
   const file = path.join(os.tmpdir(), `mailcue-config-${process.pid}.json`);
   writeFileSync(file, JSON.stringify({ MAILCUE_HTTP_PORT: 9000, MAILCUE_SMTP_PORT: 2600, MAILCUE_DOMAINS: ['a.test', 'b.test'] }));
   const c = loadConfig({ MAILCUE_CONFIG: file, MAILCUE_SMTP_PORT: '2700' });
+  rmSync(file);
   t.is(c.httpPort, 9000);
   t.is(c.smtpPort, 2700);
   t.deepEqual(c.domains, ['a.test', 'b.test']);
