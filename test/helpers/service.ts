@@ -96,11 +96,16 @@ export function launch(args: string[], env: Record<string, string>): ChildProces
   return child;
 }
 
+/** The last output of a process started by launch(). */
+function said(child: ChildProcess): string {
+  return (child as ChildProcess & { tail: string[] }).tail.join('');
+}
+
 export async function waitReady(baseUrl: string, children: ChildProcess[], timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     for (const c of children) {
-      if (c.exitCode !== null) throw new Error(`service exited (${c.exitCode}): ${(c as ChildProcess & { tail: string[] }).tail.join('')}`);
+      if (c.exitCode !== null) throw new Error(`service exited (${c.exitCode}): ${said(c)}`);
     }
     try {
       const res = await fetch(`${baseUrl}/readyz`);
@@ -110,7 +115,7 @@ export async function waitReady(baseUrl: string, children: ChildProcess[], timeo
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`service not ready after ${timeoutMs} ms: ${children.map((c) => (c as ChildProcess & { tail: string[] }).tail.join('')).join('\n')}`);
+  throw new Error(`service not ready after ${timeoutMs} ms: ${children.map(said).join('\n')}`);
 }
 
 export async function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
@@ -140,17 +145,17 @@ export interface StartOptions {
   restartable?: boolean;
 }
 
-/** The ports a front wrote to its MAILCUE_PORTS_FILE, once it has bound them. */
 /** What the processes a front depends on (its shards) said, for the error when the front exits. */
 function othersSaid(others: ChildProcess[]): string {
-  return others.map((o) => `\n--- ${o.spawnargs.slice(2).join(' ')} (${o.exitCode === null ? 'running' : `exited ${o.exitCode}`}):\n${(o as ChildProcess & { tail: string[] }).tail.join('')}`).join('');
+  return others.map((o) => `\n--- ${o.spawnargs.slice(2).join(' ')} (${o.exitCode === null ? 'running' : `exited ${o.exitCode}`}):\n${said(o)}`).join('');
 }
 
+/** The ports a front wrote to its MAILCUE_PORTS_FILE, once it has bound them. */
 async function boundPorts(file: string, child: ChildProcess, others: ChildProcess[] = [], timeoutMs = 60_000): Promise<{ http: number; smtp: number; ops: number }> {
   const end = Date.now() + timeoutMs;
   while (!existsSync(file)) {
-    if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${(child as ChildProcess & { tail: string[] }).tail.join('')}${othersSaid(others)}`);
-    if (Date.now() > end) throw new Error(`no ports reported after ${timeoutMs} ms: ${(child as ChildProcess & { tail: string[] }).tail.join('')}`);
+    if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${said(child)}${othersSaid(others)}`);
+    if (Date.now() > end) throw new Error(`no ports reported after ${timeoutMs} ms: ${said(child)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
   return JSON.parse(readFileSync(file, 'utf8')) as { http: number; smtp: number; ops: number };
