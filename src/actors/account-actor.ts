@@ -4,10 +4,10 @@
 import { sessionCap, type Plan } from '../config/plans.js';
 import { fail } from '../errors/registry.js';
 import { hashesEqual, sha256Hex } from '../security/credentials.js';
-import type { AccountCommand, Meter } from '../contract/commands.js';
+import type { AccountCommand, LeaseReturn, Meter } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
 import { toAccountView, type AccountRecord, type AccountView } from '../contract/model.js';
-import type { AccountNotice, Admission } from '../contract/results.js';
+import type { AccountNotice, Admission, AdmissionLease } from '../contract/results.js';
 
 interface Window {
   minute: number;
@@ -25,6 +25,21 @@ export function utcMonth(ms: number): string {
 
 /** Credit counters reach disk at most this often: a crash forgets at most this much metering. */
 const CREDIT_FLUSH_MS = 250;
+
+/**
+ * A lease takes at most this share of what is left of a limit. What a front holds unspent is
+ * counted, so another front may be refused up to that much early; near the limit leases shrink to
+ * nothing and admission is exact again.
+ */
+const LEASE_SHARE = 64;
+/** Smaller leases are not granted: they would save less than they cost to track. */
+const LEASE_MIN = 2;
+
+/** How many of `want` admissions a lease may take from `left`. */
+export function leaseSize(want: number, left: number): number {
+  const granted = Math.min(want, Math.floor(left / LEASE_SHARE));
+  return granted >= LEASE_MIN ? granted : 0;
+}
 
 export class AccountActor {
   private readonly cache = new Map<string, AccountRecord>();
@@ -61,8 +76,12 @@ export class AccountActor {
           'rotated',
         );
       case 'account.admit':
+        if (cmd.returned) this.takeBack(cmd.accountId, cmd.returned);
         if (cmd.session) this.touchSession(cmd.accountId, cmd.session);
-        return this.admit(cmd.accountId, cmd.credentialHash, cmd.credential, cmd.meter);
+        return this.admit(cmd.accountId, cmd.credentialHash, cmd.credential, cmd.meter, cmd.lease ?? 0);
+      case 'account.lease_return':
+        this.takeBack(cmd.accountId, cmd.returned);
+        return null;
       case 'account.session_open':
         return this.openSession(cmd.accountId, cmd.sessionId, cmd.idleMs);
       case 'account.session_close':
@@ -248,7 +267,31 @@ export class AccountActor {
     return { open: live.size };
   }
 
-  admit(accountId: string, credentialHash: string, credential: 'api_key' | 'access_token', meter: Meter): Admission {
+  /** A front's unspent lease: counts of a past window or month are moot, sessions are marked active. */
+  private takeBack(accountId: string, returned: LeaseReturn): void {
+    for (const session of returned.sessions) this.touchSession(accountId, session);
+    const w = this.windows.get(accountId);
+    if (w && w.minute === returned.minute) {
+      w.rest = Math.max(0, w.rest - returned.rest);
+      w.ops = Math.max(0, w.ops - returned.ops);
+    }
+    if (returned.credits > 0 && returned.month === this.currentMonth()) {
+      const record = this.cache.get(accountId);
+      if (!record || record.credits_month !== returned.month) return;
+      this.cache.set(accountId, { ...record, credits_used: Math.max(0, record.credits_used - returned.credits) });
+      this.persistLater(accountId);
+    }
+  }
+
+  private lease(w: Window, admissions: number, credits: number): AdmissionLease {
+    return { admissions, credits, minute: w.minute, month: this.currentMonth(), window_ms: 60_000 - (this.ctx.now() % 60_000) };
+  }
+
+  /**
+   * Admits one request and meters it. `leaseWanted` > 0 asks for that many more admissions in
+   * advance for the asking front; the shard counts them now and grants a share of what is left.
+   */
+  admit(accountId: string, credentialHash: string, credential: 'api_key' | 'access_token', meter: Meter, leaseWanted = 0): Admission {
     let record: AccountRecord;
     try {
       record = this.load(accountId);
@@ -279,11 +322,21 @@ export class AccountActor {
         fail('credits_exhausted', 'Monthly credit allocation exhausted', { credits_left: Math.max(0, left) });
       }
       w.ops++;
-      const next = { ...record, credits_used: record.credits_used + meter.credits };
+      credits_left = left - meter.credits;
+      // A lease of tool calls holds their credits too, at this call's multiplier.
+      const ops = leaseWanted > 0 && meter.credits > 0
+        ? Math.min(leaseSize(leaseWanted, plan.opsPerMinute - w.ops), Math.floor(leaseSize(leaseWanted * meter.credits, credits_left) / meter.credits))
+        : 0;
+      const granted = ops >= LEASE_MIN ? ops : 0;
+      w.ops += granted;
+      const next = { ...record, credits_used: record.credits_used + meter.credits * (1 + granted) };
       this.cache.set(accountId, next);
       this.persistLater(accountId);
-      credits_left = plan.monthlyCredits - next.credits_used;
-      return { account: toAccountView(next), generation: generationOf(next), rate: { limit: plan.opsPerMinute, remaining: plan.opsPerMinute - w.ops, reset_s }, credits_left };
+      const admission: Admission = {
+        account: toAccountView(next), generation: generationOf(next), rate: { limit: plan.opsPerMinute, remaining: plan.opsPerMinute - w.ops + granted, reset_s }, credits_left,
+      };
+      if (granted > 0) admission.lease = this.lease(w, granted, granted * meter.credits);
+      return admission;
     }
     if (meter.kind === 'rest') {
       if (w.rest >= plan.restPerMinute) {
@@ -292,6 +345,14 @@ export class AccountActor {
         });
       }
       w.rest++;
+      const granted = leaseWanted > 0 ? leaseSize(leaseWanted, plan.restPerMinute - w.rest) : 0;
+      if (granted > 0) {
+        w.rest += granted;
+        return {
+          account: toAccountView(record), generation: generationOf(record), rate: { limit: plan.restPerMinute, remaining: plan.restPerMinute - w.rest + granted, reset_s },
+          lease: this.lease(w, granted, 0),
+        };
+      }
     }
     return { account: toAccountView(record), generation: generationOf(record), rate: { limit: plan.restPerMinute, remaining: Math.max(0, plan.restPerMinute - w.rest), reset_s } };
   }

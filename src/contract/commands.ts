@@ -10,6 +10,20 @@ export type Meter =
   | { kind: 'tool'; credits: number }
   | { kind: 'none' };
 
+/**
+ * The unspent part of a front's admission lease, given back to the account's shard, and the agent
+ * sessions the lease's admissions marked as active there.
+ */
+export interface LeaseReturn {
+  /** The shard's minute window and UTC month the lease was granted in: older counts are moot. */
+  minute: number;
+  month: string;
+  rest: number;
+  ops: number;
+  credits: number;
+  sessions: string[];
+}
+
 export type AccountCommand =
   | { type: 'account.create'; id: string; name: string | null; plan: PlanName; key: string; created_at: string }
   | { type: 'account.get'; accountId: string }
@@ -23,7 +37,12 @@ export type AccountCommand =
       meter: Meter;
       /** An agent-tool session to mark as active. */
       session?: string;
+      /** Admissions this front wants in advance as a lease (DESIGN §7, admission leases). */
+      lease?: number;
+      /** What this front hands back of its previous lease of the same credential. */
+      returned?: LeaseReturn;
     }
+  | { type: 'account.lease_return'; accountId: string; returned: LeaseReturn }
   | { type: 'account.session_open'; accountId: string; sessionId: string; idleMs: number }
   | { type: 'account.session_close'; accountId: string; sessionId: string }
   | { type: 'account.sessions'; accountId: string }
@@ -135,6 +154,7 @@ export function routeKey(command: Command): string | null {
     case 'account.set_plan':
     case 'account.rotate_key':
     case 'account.admit':
+    case 'account.lease_return':
     case 'account.usage':
     case 'account.api_key':
     case 'account.session_open':

@@ -18,6 +18,23 @@ export interface Admission {
   rate: RateState;
   /** Present for tool calls: the credits left after this one. */
   credits_left?: number;
+  /** Admissions granted in advance to the front that asked (already counted by the shard). */
+  lease?: AdmissionLease;
+}
+
+/**
+ * A block of an account's per-minute requests (or tool ops and credits) that the shard counted in
+ * advance for one front, which spends it on the same credential's next requests without a round
+ * trip. `rate.remaining` and `credits_left` of the admission that carries it leave the lease out.
+ */
+export interface AdmissionLease {
+  admissions: number;
+  credits: number;
+  /** The shard's window and month, handed back with what is unspent. */
+  minute: number;
+  month: string;
+  /** Milliseconds left in the shard's minute window when it answered. */
+  window_ms: number;
 }
 
 /**

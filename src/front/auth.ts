@@ -1,12 +1,14 @@
 // Admission of a request: read the bearer credential, route the check to the account's shard, and
 // meter it there (REST rate limit, or tool ops and credits). One hop, one place that decides; the
-// front only remembers which credentials passed, to let their reads start beside the check.
+// front remembers which credentials passed, to let their reads start beside the check, and spends
+// the admission leases the shard grants a busy credential (src/security/admission-leases.ts).
 import type { Admission } from '../contract/results.js';
 import type { Meter } from '../contract/commands.js';
 import { fail } from '../errors/registry.js';
 import { parseCredential, type ParsedCredential } from '../security/credentials.js';
 import type { Caller, Deps } from '../services/deps.js';
 import type { AdmittedEntry } from '../security/admitted-credentials.js';
+import type { ReturnedLease } from '../security/admission-leases.js';
 import type { Exchange } from './http/exchange.js';
 
 /**
@@ -55,13 +57,30 @@ export async function admitToken(deps: Deps, token: string | null, meter: Meter,
   if (!credential || (credential.kind !== 'api_key' && credential.kind !== 'access_token')) {
     fail('unauthorized', token ? 'The API key is invalid' : 'Missing API key: send Authorization: Bearer <API_KEY>');
   }
+  const ownSession = session && session.accountId === credential.accountId ? session.id : undefined;
+  // A busy credential still in the admitted cache spends this front's lease: no round trip.
+  if (deps.admitted.lookup(credential.hash)) {
+    const leased = deps.leases.spend(credential.hash, meter, ownSession);
+    if (leased) return leased;
+  }
   const admission = await deps.cluster.call<Admission>({
     type: 'account.admit', accountId: credential.accountId, credentialHash: credential.hash, credential: credential.kind, meter,
-    ...(session && session.accountId === credential.accountId ? { session: session.id } : {}),
+    ...(ownSession ? { session: ownSession } : {}),
+    ...deps.leases.request(credential.hash, meter),
   });
   keepParsed(token!, credential);
   deps.admitted.remember(credential.hash, admission.account.id, admission.account.plan, admission.generation);
+  deps.leases.granted(credential.hash, meter, admission);
   return admission;
+}
+
+/**
+ * Gives leases back to their accounts' shards. Best effort: a lease that cannot go back (its
+ * shard unreachable) stays counted there until its window ends, and its credits until the month's.
+ */
+export async function returnLeases(deps: Deps, leases: ReturnedLease[]): Promise<void> {
+  await Promise.all(leases.map(({ accountId, returned }) =>
+    deps.cluster.call({ type: 'account.lease_return', accountId, returned }).catch((err) => deps.log.debug({ err, accountId }, 'lease not returned'))));
 }
 
 /** REST admission: sets the RateLimit-* headers that every REST answer carries. */

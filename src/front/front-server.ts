@@ -12,12 +12,14 @@ import type { Placement } from '../rpc/placement.js';
 import { loadTls } from '../rpc/tls.js';
 import { NoticeListener } from '../rpc/notices.js';
 import { AdmittedCredentials } from '../security/admitted-credentials.js';
+import { AdmissionLeases } from '../security/admission-leases.js';
 import type { Deps } from '../services/deps.js';
 import { healthRoutes, opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
 import { uWS, type TemplatedApp, type us_listen_socket } from './http/uws.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
 import { Cors } from './http/cors.js';
+import { returnLeases } from './auth.js';
 import { flowRoutes } from './oauth/flow-routes.js';
 import { metadataRoutes } from './oauth/metadata-routes.js';
 import { SessionStore } from './mcp/sessions.js';
@@ -43,6 +45,8 @@ export interface Front {
 
 const SHARD_READY_TIMEOUT_MS = 30_000;
 const DRAIN_TIMEOUT_MS = 3_000;
+/** Unspent admission leases go back to their shards within this long of ending. */
+const LEASE_RETURN_INTERVAL_MS = 1_000;
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
   return new Promise((resolve, reject) => {
@@ -89,7 +93,11 @@ export async function startFront(configured: Config, shards: readonly ShardAddre
     },
     (shard) => notices.listening(shard),
   );
-  const deps: Deps = { config, cluster, pool, log, admitted };
+  const leases = new AdmissionLeases();
+  const deps: Deps = { config, cluster, pool, log, admitted, leases };
+  // Leases that ran out, were replaced, or whose credential left the admitted cache go back.
+  const leaseReturns = setInterval(() => void returnLeases(deps, leases.takeFinished((hash) => !admitted.lookup(hash))), LEASE_RETURN_INTERVAL_MS);
+  leaseReturns.unref();
 
   const router = new Router(app, {
     onError: (ex, err) => sendRestError(ex, err, log),
@@ -157,6 +165,8 @@ export async function startFront(configured: Config, shards: readonly ShardAddre
       await new Promise((r) => setTimeout(r, 50));
       sessions!.stop();
       await smtpClosed;
+      clearInterval(leaseReturns);
+      await returnLeases(deps, leases.takeFinished(() => true));
       notices.close();
       cluster.close();
       await pool.close();

@@ -32,6 +32,12 @@ export class Metrics {
   readonly admittedCredentials = new client.Gauge({
     name: 'mailcue_admitted_credentials', help: 'Credentials this front saw admitted within the last 60 s', registers: [this.registry],
   });
+  readonly leasedAdmissions = new client.Gauge({
+    name: 'mailcue_leased_admissions', help: 'Admissions this front spent from admission leases, without a shard round trip', registers: [this.registry],
+  });
+  readonly admissionLeases = new client.Gauge({
+    name: 'mailcue_admission_leases', help: 'Admission leases this front holds now', registers: [this.registry],
+  });
   readonly shardCommands = new client.Gauge({
     name: 'mailcue_shard_commands_dispatched', help: 'Commands the shards ran since they started, by type', labelNames: ['command'] as const,
     registers: [this.registry],

@@ -5,6 +5,7 @@ import type { Logger } from '../obs/logger.js';
 import type { WorkPool } from '../pool/work-pool.js';
 import type { Cluster } from '../rpc/cluster.js';
 import type { AdmittedCredentials } from '../security/admitted-credentials.js';
+import type { AdmissionLeases } from '../security/admission-leases.js';
 
 export interface Deps {
   readonly config: Config;
@@ -13,6 +14,8 @@ export interface Deps {
   readonly log: Logger;
   /** Credentials this front saw admitted recently (DESIGN §7). */
   readonly admitted: AdmittedCredentials;
+  /** Blocks of admissions this front spends for busy credentials (DESIGN §7, issue 18). */
+  readonly leases: AdmissionLeases;
 }
 
 /** The authenticated caller of a service function. */

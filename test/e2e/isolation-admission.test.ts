@@ -96,3 +96,47 @@ test.serial('admission - a rotation and a plan change are pushed to the front: t
   t.is(metricValue(after, 'mailcue_notices_total', 'kind="rotated"'), rotationsBefore + 1);
   t.is(metricValue(after, 'mailcue_notices_total', 'kind="plan"'), plansBefore + 1);
 });
+
+/** Waits out the end of a UTC minute, so that a test counting one window's requests stays in one. */
+async function awayFromMinuteEnd(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 15_000) await new Promise((r) => setTimeout(r, left + 50));
+}
+
+test.serial('admission leases - a busy key spends leases on the front: RateLimit-Remaining counts down by one, usage counts each request, a rotation stops the old key at once', async (t) => {
+  const account = await svc.createAccount('enterprise');
+  await awayFromMinuteEnd();
+  const leasedBefore = metricValue(await svc.metrics(), 'mailcue_leased_admissions');
+  for (let i = 1; i <= 40; i++) {
+    const res = await svc.api(account.api_key, 'GET', '/v1/inboxes');
+    t.is(res.status, 200);
+    t.is(res.headers.get('ratelimit-limit'), '1200');
+    t.is(res.headers.get('ratelimit-remaining'), String(1200 - i), `request ${i}`);
+  }
+  t.true(metricValue(await svc.metrics(), 'mailcue_leased_admissions') - leasedBefore > 20, 'most of the 40 requests were admitted from leases');
+  const usage = ((await (await svc.api(account.api_key, 'GET', '/v1/account')).json()) as Json).data;
+  t.is(usage.requests_this_minute, 41, 'usage counts what was spent, not what was leased');
+
+  for (let i = 0; i < 10; i++) await svc.api(account.api_key, 'GET', '/v1/inboxes'); // a lease in hand again
+  const rotated = await svc.admin('POST', `/admin/v1/accounts/${account.id}/rotate-key`);
+  const fresh = ((await rotated.json()) as Json).data.api_key;
+  t.is((await svc.api(account.api_key, 'GET', '/v1/inboxes')).status, 401, 'the old key spends no lease after the rotation');
+  t.is((await svc.api(fresh, 'GET', '/v1/inboxes')).status, 200);
+});
+
+test.serial('admission leases - tool calls of a busy key are leased with their credits: usage counts every op and credit exactly', async (t) => {
+  const account = await svc.createAccount('enterprise');
+  await awayFromMinuteEnd();
+  const session = await rawInitialize(svc.baseUrl, account.api_key);
+  const headers = { authorization: `Bearer ${account.api_key}`, 'mcp-session-id': session };
+  const leasedBefore = metricValue(await svc.metrics(), 'mailcue_leased_admissions');
+  for (let i = 0; i < 30; i++) {
+    const res = await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'list_inboxes', arguments: {} } }, headers);
+    t.is(res.status, 200);
+    t.falsy(((await res.json()) as Json).result.isError);
+  }
+  t.true(metricValue(await svc.metrics(), 'mailcue_leased_admissions') > leasedBefore);
+  const usage = ((await (await svc.api(account.api_key, 'GET', '/v1/account')).json()) as Json).data;
+  t.is(usage.ops_this_minute, 30);
+  t.is(usage.credits_used, 30);
+});

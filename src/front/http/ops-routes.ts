@@ -38,6 +38,8 @@ export function opsRoutes(router: Router, deps: Deps, metrics: Metrics): void {
       for (const s of stats) for (const [type, n] of Object.entries(s.commands)) commands.set(type, (commands.get(type) ?? 0) + n);
       for (const [type, n] of commands) metrics.shardCommands.labels(type).set(n);
       metrics.admittedCredentials.set(deps.admitted.size);
+      metrics.leasedAdmissions.set(deps.leases.spent);
+      metrics.admissionLeases.set(deps.leases.size);
       metrics.replicationLag.reset();
       for (const s of stats) for (const r of s.replication ?? []) metrics.replicationLag.labels(String(r.slot), r.follower).set(r.lag);
       ex.send(200, await metrics.registry.metrics(), metrics.registry.contentType);

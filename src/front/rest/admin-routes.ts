@@ -33,10 +33,17 @@ export function adminRoutes(router: Router, deps: Deps): void {
       requireAdmin(deps, ex);
       const id = accounts.requireAccountId(ex.params[0]);
       const b = await ex.jsonObject();
-      ok(ex, 200, { data: await accounts.setPlan(deps.cluster, id, accounts.requirePlan(b.plan)) });
+      const view = await accounts.setPlan(deps.cluster, id, accounts.requirePlan(b.plan));
+      // This front stops trusting the account's credentials (and spending their leases) before it
+      // answers; the others do when the shard's notice reaches them.
+      deps.admitted.forgetAccount(id);
+      ok(ex, 200, { data: view });
     })
     .add('post', '/admin/v1/accounts/:id/rotate-key', async (ex) => {
       requireAdmin(deps, ex);
-      ok(ex, 200, { data: await accounts.rotateKey(deps.cluster, accounts.requireAccountId(ex.params[0])) });
+      const id = accounts.requireAccountId(ex.params[0]);
+      const view = await accounts.rotateKey(deps.cluster, id);
+      deps.admitted.forgetAccount(id);
+      ok(ex, 200, { data: view });
     });
 }
