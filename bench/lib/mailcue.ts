@@ -174,9 +174,14 @@ export class Mailcue {
   }
 
   /** The `mailcue_parked_waiters` gauge (across all shards) as one front's ops listener reports it. */
-  async parkedWaiters(endpoint = 0): Promise<number> {
+  parkedWaiters(endpoint = 0): Promise<number> {
+    return this.gauge('mailcue_parked_waiters', endpoint);
+  }
+
+  /** An unlabelled metric from one front's ops listener. */
+  async gauge(name: string, endpoint = 0): Promise<number> {
     const text = await (await fetch(`${this.endpoints[endpoint]!.ops}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-    const m = /^mailcue_parked_waiters(?:\{[^}]*\})?\s+([0-9.e+-]+)/m.exec(text);
+    const m = new RegExp(`^${name}(?:\\{[^}]*\\})?\\s+([0-9.e+-]+)`, 'm').exec(text);
     return m ? Number(m[1]) : NaN;
   }
 

@@ -102,6 +102,7 @@ function notes(r: ScenarioResult): string {
     case 'rest-get-latest':
     case 'mcp-get-latest':
       n.push(`server ${r.server_cpu_us_per_op} µs CPU/req`);
+      if (typeof r.leased_admissions_share === 'number') n.push(`${Math.round(r.leased_admissions_share * 100)} % leased`);
       if (r.non_2xx) n.push(`non-2xx ${r.non_2xx}`);
       break;
     case 'wake-latency':

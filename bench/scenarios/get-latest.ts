@@ -30,9 +30,13 @@ async function runRead(ctx: Context, p: Params, requests: HttpRequestSpec[], che
   await check();
   const load = { port: ctx.mailcue.httpPort, connections: p.connections, warmupS: 0, requests };
   await httpLoad({ ...load, durationS: p.warmupS });
+  const leasedBefore = await ctx.mailcue.gauge('mailcue_leased_admissions');
   const m = await measure(() => ctx.mailcue.pids, () => httpLoad({ ...load, durationS: p.durationS }));
   const r = m.value;
+  const leased = (await ctx.mailcue.gauge('mailcue_leased_admissions')) - leasedBefore;
   return {
+    // Admissions spent from the front's admission leases, without a round trip to the account's shard.
+    leased_admissions_share: r.requests ? Math.round((leased / r.requests) * 1000) / 1000 : null,
     ops: r.requests, duration_s: r.duration_s, ops_per_s: r.ops_per_s, ...r.latency, peak_rss_mb: m.peak_rss_mb,
     client_cpu_share: cpuShare(r.client_cpu_s, r.duration_s), generator: r.generator, connections: p.connections, inboxes: ctx.readInboxes.length,
     non_2xx: r.non_2xx, socket_errors: r.socket_errors, server_cpu_cores: cores(m.server_cpu_s, r.duration_s), foreign_cpu_cores: foreignCores(m, r.client_cpu_s), client_cpu_cores: cores(r.client_cpu_s ?? 0, r.duration_s),

@@ -25,7 +25,7 @@ interface Lease {
   readonly accountId: string;
   readonly kind: LeasedMeter['kind'];
   /** The admission the lease came with: account, generation, limit. */
-  readonly admission: Admission;
+  admission: Admission;
   left: number;
   credits: number;
   /** What the next spent admission shows the caller: requests (or ops) and credits left. */
@@ -34,8 +34,20 @@ interface Lease {
   readonly minute: number;
   readonly month: string;
   readonly expiresAt: number;
-  readonly granted: number;
+  /** Admissions granted into it in all, for when to ask for the next block. */
+  granted: number;
   readonly sessions: Set<string>;
+}
+
+/** How a credential (and meter kind) has been asking its shard. */
+interface Asking {
+  /** The last shard admission. */
+  at: number;
+  want: number;
+  /** A lease request is on its way: others do not ask too. */
+  inFlight: boolean;
+  /** The shard granted the last request: ask for the next block before this one runs out. */
+  refill: boolean;
 }
 
 /** A lease given back: where it goes and what it returns. */
@@ -46,9 +58,8 @@ export interface ReturnedLease {
 
 export class AdmissionLeases {
   private readonly leases = new Map<string, Lease>();
-  /** When each credential (and meter kind) was last admitted by its shard, and what it asks for next. */
-  private readonly asks = new Map<string, { at: number; want: number }>();
-  /** Leases replaced by a newer one of the same credential, to give back. */
+  private readonly asks = new Map<string, Asking>();
+  /** Leases replaced by one of another window, to give back. */
   private pending: ReturnedLease[] = [];
   /** Admissions spent from leases (a metric). */
   spent = 0;
@@ -57,14 +68,18 @@ export class AdmissionLeases {
 
   /**
    * An admission spent from this front's lease of the credential, or undefined when the shard must
-   * be asked. The caller checks first that the credential is still in the admitted cache.
+   * be asked. The caller checks first that the credential is still in the admitted cache. When a
+   * quarter of the lease is left, one request goes to the shard for the next block (unless
+   * `toTheEnd`: the shard refused, so what is left here is the last of the limit).
    */
-  spend(hash: string, meter: Meter, session?: string): Admission | undefined {
+  spend(hash: string, meter: Meter, session?: string, toTheEnd = false): Admission | undefined {
     if (meter.kind === 'none') return undefined;
-    const lease = this.leases.get(key(hash, meter.kind));
-    if (!lease || lease.left < 1 || this.now() >= lease.expiresAt) return undefined;
+    const k = key(hash, meter.kind);
+    const lease = this.leases.get(k);
     const credits = meter.kind === 'tool' ? meter.credits : 0;
-    if (credits > lease.credits) return undefined;
+    if (!lease || !this.usable(lease, credits)) return undefined;
+    const ask = this.asks.get(k);
+    if (!toTheEnd && ask?.refill && !ask.inFlight && lease.left * 4 <= lease.granted) return undefined;
     if (session && !lease.sessions.has(session)) {
       if (lease.sessions.size >= MAX_SESSIONS) return undefined;
       lease.sessions.add(session);
@@ -85,39 +100,66 @@ export class AdmissionLeases {
 
   /**
    * What the credential's shard admission carries: a lease wanted when the credential is busy
-   * here, and the unspent rest of its previous lease, which this front no longer spends.
+   * here (one request at a time asks), and the rest of a lease this front can no longer spend.
    */
   request(hash: string, meter: Meter): { lease?: number; returned?: LeaseReturn } {
     if (meter.kind === 'none') return {};
     const k = key(hash, meter.kind);
     const out: { lease?: number; returned?: LeaseReturn } = {};
     const lease = this.leases.get(k);
-    const ask = this.asks.get(k);
-    if (lease) {
+    let ask = this.asks.get(k);
+    if (lease && !this.usable(lease, meter.kind === 'tool' ? meter.credits : 0)) {
       this.leases.delete(k);
       out.returned = returnOf(lease);
-      // A lease spent in full asks for twice as much next time; one mostly left over, half.
-      if (ask) ask.want = lease.left === 0 ? Math.min(MAX_WANT, ask.want * 2) : lease.left > lease.granted / 2 ? Math.max(FIRST_WANT, ask.want / 2) : ask.want;
+      // A lease that ended mostly unspent asks for half as much next time.
+      if (ask && lease.left > lease.granted / 2) ask.want = Math.max(FIRST_WANT, ask.want / 2);
     }
     const now = this.now();
-    if (ask && now - ask.at < BUSY_WITHIN_MS) out.lease = ask.want;
-    if (ask) ask.at = now;
-    else {
+    if (!ask) {
       if (this.asks.size >= MAX_TRACKED) this.asks.delete(this.asks.keys().next().value!);
-      this.asks.set(k, { at: now, want: FIRST_WANT });
+      ask = { at: now, want: FIRST_WANT, inFlight: false, refill: false };
+      this.asks.set(k, ask);
+      return out;
     }
+    if (now - ask.at < BUSY_WITHIN_MS && !ask.inFlight) {
+      out.lease = ask.want;
+      ask.inFlight = true;
+      // Busy again before the next block is needed: the one after may be twice as large.
+      ask.want = Math.min(MAX_WANT, ask.want * 2);
+    }
+    ask.at = now;
     return out;
   }
 
-  /** After the shard admitted the credential: keeps the lease it granted, if any. */
-  granted(hash: string, meter: Meter, admission: Admission): void {
-    const grant = admission.lease;
-    if (!grant || meter.kind === 'none') return;
+  /** After the shard answered the credential's admission (null when it refused or failed). */
+  answered(hash: string, meter: Meter, admission: Admission | null, asked: boolean): void {
+    if (meter.kind === 'none') return;
     const k = key(hash, meter.kind);
-    // Requests that went to the shard together each bring a lease: the newest is kept, and the
-    // one it replaces goes back with the next admission.
-    const previous = this.leases.get(k);
-    if (previous) this.pending.push({ accountId: previous.accountId, returned: returnOf(previous) });
+    const ask = this.asks.get(k);
+    if (ask && asked) {
+      ask.inFlight = false;
+      ask.refill = admission?.lease !== undefined;
+    }
+    if (!admission) return;
+    const grant = admission.lease;
+    const lease = this.leases.get(k);
+    if (lease && this.now() < lease.expiresAt && (!grant || (lease.minute === grant.minute && lease.month === grant.month))) {
+      // The shard counts this lease's unspent admissions (and credits) as used; the caller's
+      // answer, and the next spent one, show them as left.
+      admission.rate.remaining += lease.left;
+      if (admission.credits_left !== undefined) admission.credits_left += lease.credits;
+      if (!grant) return;
+      // The next block of the same window joins what is left of this one.
+      lease.admission = admission;
+      lease.remaining = admission.rate.remaining;
+      lease.creditsLeft = admission.credits_left;
+      lease.left += grant.admissions;
+      lease.credits += grant.credits;
+      lease.granted = lease.left;
+      return;
+    }
+    if (!grant) return;
+    if (lease) this.pending.push({ accountId: lease.accountId, returned: returnOf(lease) });
     this.leases.set(k, {
       hash,
       accountId: admission.account.id,
@@ -133,6 +175,10 @@ export class AdmissionLeases {
       granted: grant.admissions,
       sessions: new Set(),
     });
+  }
+
+  private usable(lease: Lease, credits: number): boolean {
+    return lease.left >= 1 && credits <= lease.credits && this.now() < lease.expiresAt;
   }
 
   /** Takes back the leases of an account (before its usage is read, or when it changed). */

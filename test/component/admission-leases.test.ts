@@ -35,11 +35,19 @@ async function frontAndShard(t: { teardown(fn: () => unknown): void }, plan: 'fr
     const leased = leases.spend(HASH, meter, session);
     if (leased) return leased;
     roundTrips++;
-    const admission = await run<Admission>({
-      type: 'account.admit', accountId: ACCOUNT, credential: 'api_key', credentialHash: HASH, meter, ...(session ? { session } : {}), ...leases.request(HASH, meter),
-    });
-    leases.granted(HASH, meter, admission);
-    return admission;
+    const extra = leases.request(HASH, meter);
+    try {
+      const admission = await run<Admission>({
+        type: 'account.admit', accountId: ACCOUNT, credential: 'api_key', credentialHash: HASH, meter, ...(session ? { session } : {}), ...extra,
+      });
+      leases.answered(HASH, meter, admission, extra.lease !== undefined);
+      return admission;
+    } catch (err) {
+      leases.answered(HASH, meter, null, extra.lease !== undefined);
+      const leased = leases.spend(HASH, meter, session, true);
+      if (leased) return leased;
+      throw err;
+    }
   };
   const giveBack = async (taken: ReturnType<AdmissionLeases['takeAccount']>) => {
     for (const { accountId, returned } of taken) await run({ type: 'account.lease_return', accountId, returned });
@@ -129,4 +137,24 @@ test('admission leases - sessions marked active by spent admissions reach the sh
   await giveBack(leases.takeAccount(ACCOUNT));
   clock.ms += 4_000; // 8 s after opening, 4 s after the spent admission that used it
   t.is(await run<number>({ type: 'account.sessions', accountId: ACCOUNT }), 1);
+});
+
+test('admission leases - 64 concurrent callers of one key until each is refused: exactly the limit is admitted', async (t) => {
+  const { admit, leases, giveBack, usage } = await frontAndShard(t, 'enterprise');
+  let admitted = 0;
+  await Promise.all(Array.from({ length: 64 }, async () => {
+    for (;;) {
+      try {
+        await admit({ kind: 'rest' });
+        admitted++;
+      } catch (err) {
+        t.is((err as MailcueError).code, 'rate_limited');
+        return;
+      }
+    }
+  }));
+  t.is(admitted, 1200);
+  t.true(leases.spent > 0);
+  await giveBack(leases.takeAccount(ACCOUNT));
+  t.is((await usage()).requests_this_minute, 1200);
 });
