@@ -221,7 +221,7 @@ export class InboxActor {
   }
 
   private newest(address: string): MessageRecord | undefined {
-    for (const message of this.ctx.store.messages.newestFirst(address)) return message;
+    for (const message of this.ctx.store.messages.newestFirst(address, null, 1)) return message;
     return undefined;
   }
 
@@ -229,7 +229,8 @@ export class InboxActor {
     this.owned(cmd.accountId, cmd.address);
     const query = cmd.query ? cmd.query.toLowerCase() : null;
     const out: MessageSummary[] = [];
-    for (const value of this.ctx.store.messages.newestFirst(cmd.address, cmd.before ?? null)) {
+    const filtered = cmd.unreadOnly || query !== null;
+    for (const value of this.ctx.store.messages.newestFirst(cmd.address, cmd.before ?? null, filtered ? undefined : cmd.limit)) {
       if (cmd.unreadOnly && value.read) continue;
       if (query && !matches(value, query)) continue;
       out.push(toSummary(value));

@@ -177,8 +177,10 @@ export class Exchange {
           reject(new MailcueError('payload_too_large', `Request body exceeds ${limit} bytes`));
           return;
         }
+        // uWS reuses the chunk's memory after this callback, so it is copied once; a body of one
+        // chunk (most are) is not copied a second time by concat.
         chunks.push(Buffer.from(chunk.slice(0)));
-        if (isLast) resolve(Buffer.concat(chunks));
+        if (isLast) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
       });
     });
     return this.bodyPromise;
