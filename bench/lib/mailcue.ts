@@ -30,6 +30,11 @@ export interface MailcueOptions {
   shards?: number;
   /** Pool threads of each front (default 1 in a cluster, cores when embedded). */
   frontPoolThreads?: number;
+  /**
+   * Every front process listens on one HTTP port (uWebSockets.js sets SO_REUSEPORT on Linux, and
+   * the kernel spreads connections over them): several front event loops behind one address.
+   */
+  sharedHttpPort?: boolean;
 }
 
 export interface Endpoint {
@@ -99,8 +104,10 @@ export class Mailcue {
     const endpoints: Endpoint[] = [];
     let layout: string;
     /** A process with a front tier (`serve` or `front`) on free ports; `poolThreads` null keeps the default. */
+    let sharedHttpPort: number | null = null;
     const frontTier = async (name: string, args: string[], poolThreads: number | null) => {
-      const [httpPort, smtpPort, opsPort] = [await freePort(), await freePort(), await freePort()];
+      const httpPort = opts.sharedHttpPort ? (sharedHttpPort ??= await freePort()) : await freePort();
+      const [smtpPort, opsPort] = [await freePort(), await freePort()];
       const base = `http://127.0.0.1:${httpPort}`;
       const env: Record<string, string> = { ...baseEnv, MAILCUE_HTTP_PORT: String(httpPort), MAILCUE_SMTP_PORT: String(smtpPort), MAILCUE_OPS_PORT: String(opsPort), MAILCUE_PUBLIC_URL: base };
       if (poolThreads !== null) env.MAILCUE_POOL_THREADS = String(poolThreads);
@@ -134,7 +141,8 @@ export class Mailcue {
         await waitFor(`Mailcue ready at ${e.base}`, async () => {
           const dead = processes.find((p) => p.exited);
           if (dead) throw Object.assign(new Error(`${dead.name} exited (${dead.exitCode}): ${dead.output.slice(-10).join('\n')}`), { fatal: true });
-          return (await fetch(`${e.base}/readyz`, { signal: AbortSignal.timeout(2000) })).status === 200;
+          // On a shared HTTP port any front may answer there; each front's own ops port is its own.
+          return (await fetch(`${opts.sharedHttpPort ? e.ops : e.base}/readyz`, { signal: AbortSignal.timeout(2000) })).status === 200;
         }, READY_TIMEOUT_MS, 100).catch((err) => {
           const dead = processes.find((p) => p.exited);
           throw dead ? new Error(`${dead.name} exited (${dead.exitCode}): ${dead.output.slice(-10).join('\n')}`) : err;
