@@ -7,6 +7,7 @@ import { metricValue, parkVictim, serviceRss } from '../helpers/isolation.js';
 import { sendMail } from '../helpers/mail.js';
 import { rawInitialize, rawMcp } from '../helpers/mcp.js';
 import { startService, type Service } from '../helpers/service.js';
+import { awayFromMinuteEnd } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
 let svc: Service;
@@ -96,12 +97,6 @@ test.serial('admission - a rotation and a plan change are pushed to the front: t
   t.is(metricValue(after, 'mailcue_notices_total', 'kind="rotated"'), rotationsBefore + 1);
   t.is(metricValue(after, 'mailcue_notices_total', 'kind="plan"'), plansBefore + 1);
 });
-
-/** Waits out the end of a UTC minute, so that a test counting one window's requests stays in one. */
-async function awayFromMinuteEnd(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 15_000) await new Promise((r) => setTimeout(r, left + 50));
-}
 
 test.serial('admission leases - a busy key spends leases on the front: RateLimit-Remaining counts down by one, usage counts each request, a rotation stops the old key at once', async (t) => {
   const account = await svc.createAccount('enterprise');

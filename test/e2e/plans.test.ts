@@ -3,6 +3,8 @@ import test from 'ava';
 import { connectMcp, rawInitialize, rawMcp } from '../helpers/mcp.js';
 import { startService, type Service } from '../helpers/service.js';
 import { sendMail } from '../helpers/mail.js';
+import { metricValue } from '../helpers/isolation.js';
+import { awayFromMinuteEnd } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
 let svc: Service;
@@ -152,6 +154,36 @@ test.serial('rate limit - past 60 REST requests in a minute on Free is 429 rate_
   t.true(Number(refused.headers.get('retry-after')) >= 1);
   t.is(refused.headers.get('ratelimit-remaining'), '0');
   t.like(await refused.json(), { success: false, error: 'rate_limited' });
+});
+
+test.serial('rate limit - an Enterprise key hammered on both fronts at once spends leases on each, and the two admit no more than 1,200 in the window', async (t) => {
+  t.is(svc.frontUrls.length, 2);
+  const key = (await svc.createAccount('enterprise')).api_key;
+  await awayFromMinuteEnd();
+  const leased = async () => (await Promise.all([0, 1].map(async (f) => metricValue(await svc.metrics(f), 'mailcue_leased_admissions')))) as [number, number];
+  const [before0, before1] = await leased();
+  let admitted = 0;
+  const refusedOn = new Set<number>();
+  // Eight callers per front, each until its own first refusal.
+  await Promise.all(Array.from({ length: 16 }, async (_, i) => {
+    const front = svc.frontUrls[i % 2]!;
+    for (let n = 0; n < 2000; n++) {
+      const res = await fetch(`${front}/v1/inboxes`, { headers: { authorization: `Bearer ${key}` } });
+      await res.arrayBuffer();
+      if (res.status === 429) {
+        refusedOn.add(i % 2);
+        return;
+      }
+      t.is(res.status, 200);
+      admitted++;
+    }
+  }));
+  t.deepEqual([...refusedOn].sort(), [0, 1]);
+  t.log(`${admitted} admitted`);
+  t.true(admitted <= 1200, `${admitted} admitted`);
+  t.true(admitted >= 1100, `${admitted} admitted: what one front held unspent was refused on the other`);
+  const [after0, after1] = await leased();
+  t.true(after0 > before0 && after1 > before1, 'both fronts spent leases');
 });
 
 test('admin - a plan change takes effect on the next request; a rotated key stops working at once', async (t) => {

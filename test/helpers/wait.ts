@@ -15,3 +15,12 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
 export function parked(svc: Service, count = 1): Promise<void> {
   return until(async () => (await svc.parkedWaiters()) >= count, `${count} parked waiter(s)`);
 }
+
+/**
+ * Waits out the end of a UTC minute when less than 15 s of it are left, so that a test counting
+ * one rate window's requests stays inside one window.
+ */
+export async function awayFromMinuteEnd(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 15_000) await new Promise((r) => setTimeout(r, left + 50));
+}
