@@ -3,6 +3,7 @@
 import { fail, MailcueError } from '../errors/registry.js';
 import { answersAuthWait, type Authentication } from '../contract/authentication.js';
 import { messageIdCursor, newMessageId } from '../util/ids.js';
+import { latestMessageView } from '../mail/message-view.js';
 import type { InboxCommand, MessageCommand } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
 import { ANSWERED_LATER, type DeliverResult, type RequestScope, type WaitResult } from '../contract/results.js';
@@ -54,6 +55,11 @@ export class InboxActor {
         const { headers: _headers, ...latest } = newest;
         if (cmd.includeRaw || latest.safe_text === undefined) return latest;
         return { ...latest, text: null, html: null };
+      }
+      case 'message.latest_view': {
+        this.owned(cmd.accountId, cmd.address);
+        const newest = this.newest(cmd.address);
+        return newest ? JSON.stringify(latestMessageView(newest, cmd.includeRaw)) : null;
       }
       case 'message.get':
         return this.getMessage(cmd.accountId, cmd.address, cmd.id, cmd.markRead);

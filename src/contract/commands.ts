@@ -78,8 +78,13 @@ export type MessageCommand =
       query?: string | null;
     }
   | { type: 'message.get'; accountId: string; address: string; id: string; markRead: boolean }
-  /** `includeRaw`: also the text and HTML parts (otherwise they stay on the shard once the safe view is stored). */
+  /**
+   * The newest record without headers; `includeRaw`: also the text and HTML parts. Answered for
+   * fronts of an earlier version during a rolling upgrade; this version asks for `message.latest_view`.
+   */
   | { type: 'message.latest'; accountId: string; address: string; includeRaw?: boolean }
+  /** The newest message as get_latest_email shows it (src/mail/message-view.ts), JSON text; null when the inbox is empty. */
+  | { type: 'message.latest_view'; accountId: string; address: string; includeRaw: boolean }
   | { type: 'message.raw'; accountId: string; address: string; id: string }
   | { type: 'message.delete'; accountId: string; address: string; id: string }
   | {

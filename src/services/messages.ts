@@ -2,8 +2,8 @@
 // on the shard owning the inbox.
 import type { WaitResult } from '../contract/results.js';
 import { extractionOf, type MessageRecord, type MessageSummary } from '../contract/model.js';
-import { unverified, verdict } from '../contract/authentication.js';
-import { safeView } from '../mail/safe-text.js';
+import { verdict } from '../contract/authentication.js';
+import { trustFields } from '../mail/message-view.js';
 import { fail } from '../errors/registry.js';
 import type { AttachmentContent } from '../mail/parse-mail.js';
 import type { CancelSignal } from '../util/cancel.js';
@@ -28,16 +28,11 @@ export function listMessages(deps: Deps, caller: Caller, address: string, limit:
   });
 }
 
-/** The newest message without its headers (GET …/messages/{id} has them); text and HTML only with `includeRaw`. */
-export function latestMessage(deps: Deps, caller: Caller, address: string, includeRaw = true): Promise<Omit<MessageRecord, 'headers'> | null> {
-  return deps.cluster.call({ type: 'message.latest', accountId: caller.accountId, address, includeRaw });
+/** The newest message's view for get_latest_email (src/mail/message-view.ts), as JSON text, or null when the inbox is empty. */
+export function latestMessageJson(deps: Deps, caller: Caller, address: string, includeRaw: boolean): Promise<string | null> {
+  return deps.cluster.call({ type: 'message.latest_view', accountId: caller.accountId, address, includeRaw });
 }
 
-/** The safe view and authentication of a message, computed for records stored before they were kept. */
-export function trustFields(m: Omit<MessageRecord, 'headers'>): { safe_text: string; warnings: string[]; authentication: NonNullable<MessageRecord['authentication']> } {
-  const view = m.safe_text === undefined ? safeView(m) : { safe_text: m.safe_text, warnings: m.warnings ?? [] };
-  return { ...view, authentication: m.authentication ?? unverified() };
-}
 
 /** GET …/messages/{id}: the stored record plus the summary's fields, without internals. */
 export function fullMessageView(m: MessageRecord): Record<string, unknown> {

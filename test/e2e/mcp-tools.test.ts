@@ -53,7 +53,15 @@ for (const kind of ['streamable-http', 'sse'] as TransportKind[]) {
 
       const address = await inbox();
       await sendMail(svc.smtpPort, { to: address, subject: 'Your code', text: 'Your verification code is 551234.' });
-      const latest = structured(await client.callTool({ name: 'get_latest_email', arguments: { inbox: address } }));
+      const latestCall = await client.callTool({ name: 'get_latest_email', arguments: { inbox: address } });
+      const latest = structured(latestCall);
+      // The shard builds this one as JSON text; the text content and the structured one are the same.
+      t.deepEqual(JSON.parse((latestCall.content as { text: string }[])[0]!.text), latest);
+      t.deepEqual(Object.keys(latest), ['inbox', 'message']);
+      t.is(latest.inbox, address);
+      t.deepEqual(Object.keys(latest.message), [
+        'id', 'from', 'to', 'subject', 'date', 'otp', 'verification_link', 'has_attachment', 'extraction', 'auth', 'authentication', 'safe_text', 'warnings',
+      ]);
       t.is(latest.message.otp, '551234');
       t.regex(latest.message.extraction.otp_reason, /code/);
       t.is(typeof latest.message.extraction.link_reason, 'string');

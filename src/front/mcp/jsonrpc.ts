@@ -34,11 +34,21 @@ export type Incoming =
  * serializing the output object a second time. `toJSON` keeps any other serializer correct.
  */
 export class ToolCallResult {
-  constructor(readonly json: string, private readonly structured: unknown) {}
+  constructor(readonly json: string, private readonly structured?: unknown) {}
 
   toJSON() {
-    return { content: [{ type: 'text', text: this.json }], structuredContent: this.structured };
+    return { content: [{ type: 'text', text: this.json }], structuredContent: this.structured ?? JSON.parse(this.json) };
   }
+}
+
+/** A tool's output that is JSON text already (built where its data was read): passed through, not encoded again. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** A tool's output as a tools/call result, encoded once. */
+export function toolCallResult(out: Record<string, unknown> | JsonText): ToolCallResult {
+  return out instanceof JsonText ? new ToolCallResult(out.text) : new ToolCallResult(JSON.stringify(out), out);
 }
 
 /** The JSON text of a successful response. */

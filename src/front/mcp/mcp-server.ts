@@ -13,10 +13,10 @@ import type { Deps } from '../../services/deps.js';
 import { normalizeAddress } from '../../services/validate.js';
 import { Cancellation, type CancelSignal } from '../../util/cancel.js';
 import { admitToken, recentlyAdmitted } from '../auth.js';
-import { invalidParams, methodNotFound, toJsonRpcFailure, ToolCallResult, type JsonRpcRequest } from './jsonrpc.js';
+import { invalidParams, methodNotFound, toJsonRpcFailure, toolCallResult, type JsonRpcRequest } from './jsonrpc.js';
 import type { McpSession } from './sessions.js';
 import { findTool, toolList, validateArguments } from './tools/registry.js';
-import type { Tool, ToolContext } from './tools/tool.js';
+import type { Tool, ToolContext, ToolOutput } from './tools/tool.js';
 
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
@@ -38,7 +38,7 @@ export interface Admitted {
   /** A -32601/-32602 found before admission, answered only once the caller is known. */
   deferred?: MailcueError;
   /** A read-only tool already running beside the admission, for the admitted account. */
-  early?: Promise<Record<string, unknown>>;
+  early?: Promise<ToolOutput>;
 }
 
 const NEVER_CANCELLED = new Cancellation();
@@ -86,7 +86,7 @@ export async function admit(
   const known = tool?.readOnly && !deferred && sessionOk ? recentlyAdmitted(deps, token) : undefined;
   const speculativeAccount =
     known && deps.config.plans[known.plan].toolExecution && (!session || session.accountId === known.accountId) ? known.accountId : null;
-  let early: Promise<Record<string, unknown>> | undefined;
+  let early: Promise<ToolOutput> | undefined;
   if (speculativeAccount && tool && args) {
     early = tool.run({ deps, caller: { accountId: speculativeAccount }, signal: NEVER_CANCELLED, maxWaitMs: 0, progress: () => undefined }, args);
     early.catch(() => undefined); // read (or dropped) after admission
@@ -165,7 +165,7 @@ export function toolErrorResult(err: unknown): { content: { type: 'text'; text: 
 async function runTool(ctx: ExecuteContext, tool: Tool<any>, args: Record<string, unknown>, progressToken: unknown) {
   try {
     const out = await (ctx.admitted.early ?? tool.run(toolContext(ctx, progressToken), args));
-    return new ToolCallResult(JSON.stringify(out), out);
+    return toolCallResult(out);
   } catch (err) {
     return toolErrorResult(err);
   }

@@ -11,7 +11,7 @@ import { Cancellation } from '../../util/cancel.js';
 import { detached } from '../../util/detached.js';
 import type { Sink } from '../../util/sink.js';
 import type { Exchange } from '../http/exchange.js';
-import { errorResponse, resultResponse, ToolCallResult, type JsonRpcId } from './jsonrpc.js';
+import { errorResponse, resultResponse, toolCallResult, type JsonRpcId } from './jsonrpc.js';
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
 import { toolContext, toolErrorResult, type ExecuteContext } from './mcp-server.js';
 import type { McpSession } from './sessions.js';
@@ -98,7 +98,7 @@ export class ParkedToolCall extends ToolCallAnswer implements Sink {
     try {
       const output = this.output!;
       const out = output(this.address, result);
-      answer = new ToolCallResult(JSON.stringify(out), out);
+      answer = toolCallResult(out);
     } catch (err) {
       this.reject(err as Error);
       return;

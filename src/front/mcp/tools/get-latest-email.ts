@@ -1,9 +1,8 @@
 // get_latest_email: the most recent message of an inbox, with its extracted code (and why it was
 // picked), its sender authentication and the injection-safe text; raw text and HTML only on request.
-import { extractionOf } from '../../../contract/model.js';
-import { latestMessage, trustFields } from '../../../services/messages.js';
+import { latestMessageJson } from '../../../services/messages.js';
 import { optionalBool, requireAddress } from '../../../services/validate.js';
-import { authenticationSchema, authVerdictSchema, defineTool, inboxArg, nullableString, UNTRUSTED_MAIL } from './tool.js';
+import { authenticationSchema, authVerdictSchema, defineTool, inboxArg, JsonText, nullableString, UNTRUSTED_MAIL } from './tool.js';
 
 export const getLatestEmail = defineTool<{ inbox: string; include_raw?: boolean }>({
   name: 'get_latest_email',
@@ -49,17 +48,7 @@ export const getLatestEmail = defineTool<{ inbox: string; include_raw?: boolean 
   async run({ deps, caller }, args) {
     const inbox = requireAddress(args.inbox);
     const includeRaw = optionalBool(args.include_raw, 'include_raw');
-    const m = await latestMessage(deps, caller, inbox, includeRaw);
-    if (!m) return { inbox, message: null };
-    const { safe_text, warnings, authentication } = trustFields(m);
-    return {
-      inbox,
-      message: {
-        id: m.id, from: m.from, to: m.to, subject: m.subject, date: m.date,
-        otp: m.otp, verification_link: m.verification_link, has_attachment: m.attachments.length > 0, extraction: extractionOf(m),
-        auth: authentication.summary, authentication, safe_text, warnings,
-        ...(includeRaw ? { text: m.text, html: m.html } : {}),
-      },
-    };
+    const message = await latestMessageJson(deps, caller, inbox, includeRaw);
+    return new JsonText(`{"inbox":${JSON.stringify(inbox)},"message":${message ?? 'null'}}`);
   },
 });

@@ -4,8 +4,12 @@ import type { WaitResult } from '../../../contract/results.js';
 import type { Caller, Deps } from '../../../services/deps.js';
 import { waitForMessage, type WaitOptions } from '../../../services/messages.js';
 import type { CancelSignal } from '../../../util/cancel.js';
+import { JsonText } from '../jsonrpc.js';
 
 export type JsonSchema = Record<string, unknown>;
+
+export type ToolOutput = Record<string, unknown> | JsonText;
+export { JsonText };
 
 export interface ToolContext {
   readonly deps: Deps;
@@ -28,7 +32,7 @@ export interface Tool<Args = Record<string, unknown>> {
   readonly longPoll?: boolean;
   /** No side effect: the tool may start beside its admission and be discarded if that fails. */
   readonly readOnly?: boolean;
-  run(ctx: ToolContext, args: Args): Promise<Record<string, unknown>>;
+  run(ctx: ToolContext, args: Args): Promise<ToolOutput>;
   /**
    * Long-poll tools: the wait, described rather than awaited, so that a parked call can be one
    * record instead of a chain of awaiting functions. run() of such a tool is this wait, awaited.

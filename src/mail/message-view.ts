@@ -1,0 +1,24 @@
+// Views of a stored message that answers are made of, defined once and built where they are
+// needed: get_latest_email's message is built on the shard that reads the record, as JSON text
+// the front passes through, so the front's event loop (the busiest thread) neither decodes the
+// record nor encodes the view.
+import { unverified } from '../contract/authentication.js';
+import { extractionOf, type MessageRecord } from '../contract/model.js';
+import { safeView } from './safe-text.js';
+
+/** The safe view and authentication of a message, computed for records stored before they were kept. */
+export function trustFields(m: Omit<MessageRecord, 'headers'>): { safe_text: string; warnings: string[]; authentication: NonNullable<MessageRecord['authentication']> } {
+  const view = m.safe_text === undefined ? safeView(m) : { safe_text: m.safe_text, warnings: m.warnings ?? [] };
+  return { ...view, authentication: m.authentication ?? unverified() };
+}
+
+/** get_latest_email's `message`: what the code and link are and why, who sent it, the safe text; text and HTML only with `includeRaw`. */
+export function latestMessageView(m: Omit<MessageRecord, 'headers'>, includeRaw: boolean): Record<string, unknown> {
+  const { safe_text, warnings, authentication } = trustFields(m);
+  return {
+    id: m.id, from: m.from, to: m.to, subject: m.subject, date: m.date,
+    otp: m.otp, verification_link: m.verification_link, has_attachment: m.attachments.length > 0, extraction: extractionOf(m),
+    auth: authentication.summary, authentication, safe_text, warnings,
+    ...(includeRaw ? { text: m.text, html: m.html } : {}),
+  };
+}
