@@ -4,7 +4,7 @@
 // the admission leases the shard grants a busy credential (src/security/admission-leases.ts).
 import type { Admission } from '../contract/results.js';
 import type { Meter } from '../contract/commands.js';
-import { fail, MailcueError, type ErrorCode } from '../errors/registry.js';
+import { fail } from '../errors/registry.js';
 import { parseCredential, type ParsedCredential } from '../security/credentials.js';
 import type { Caller, Deps } from '../services/deps.js';
 import type { AdmittedEntry } from '../security/admitted-credentials.js';
@@ -58,37 +58,20 @@ export async function admitToken(deps: Deps, token: string | null, meter: Meter,
     fail('unauthorized', token ? 'The API key is invalid' : 'Missing API key: send Authorization: Bearer <API_KEY>');
   }
   const ownSession = session && session.accountId === credential.accountId ? session.id : undefined;
-  const hash = credential.hash;
+  const { hash, accountId } = credential;
+  const kind: 'api_key' | 'access_token' = credential.kind;
   // A busy credential still in the admitted cache spends this front's lease: no round trip.
-  if (deps.admitted.lookup(hash)) {
-    const leased = deps.leases.spend(hash, meter, ownSession);
-    if (leased) return leased;
-  }
-  const extra = deps.leases.request(hash, meter);
-  let admission: Admission;
-  try {
-    admission = await deps.cluster.call<Admission>({
-      type: 'account.admit', accountId: credential.accountId, credentialHash: hash, credential: credential.kind, meter,
+  return deps.leases.admit(hash, meter, ownSession, () => deps.admitted.lookup(hash) !== undefined, async (extra) => {
+    const admission = await deps.cluster.call<Admission>({
+      type: 'account.admit', accountId, credentialHash: hash, credential: kind, meter,
       ...(ownSession ? { session: ownSession } : {}),
       ...extra,
     });
-  } catch (err) {
-    deps.leases.answered(hash, meter, null, extra.lease !== undefined);
-    // Refused while this front still holds the key's lease (it asked for the next block early):
-    // what is left here is the last of the limit, and this request may have it.
-    if (err instanceof MailcueError && LIMIT_CODES.has(err.code) && deps.admitted.lookup(hash)) {
-      const leased = deps.leases.spend(hash, meter, ownSession, true);
-      if (leased) return leased;
-    }
-    throw err;
-  }
-  keepParsed(token!, credential);
-  deps.admitted.remember(hash, admission.account.id, admission.account.plan, admission.generation);
-  deps.leases.answered(hash, meter, admission, extra.lease !== undefined);
-  return admission;
+    keepParsed(token!, credential);
+    deps.admitted.remember(hash, admission.account.id, admission.account.plan, admission.generation);
+    return admission;
+  });
 }
-
-const LIMIT_CODES = new Set<ErrorCode>(['rate_limited', 'credits_exhausted']);
 
 /**
  * Gives leases back to their accounts' shards. Best effort: a lease that cannot go back (its

@@ -7,6 +7,7 @@
 // which rotations, plan changes and an unheard shard empty within a second.
 import type { LeaseReturn, Meter } from '../contract/commands.js';
 import type { Admission } from '../contract/results.js';
+import { MailcueError, type ErrorCode } from '../errors/registry.js';
 
 /** A credential admitted by its shard this recently is busy here: its next admission asks for a lease. */
 const BUSY_WITHIN_MS = 1_000;
@@ -19,6 +20,17 @@ const MAX_SESSIONS = 256;
 const MAX_TRACKED = 10_000;
 
 type LeasedMeter = Exclude<Meter, { kind: 'none' }>;
+
+/** What the lease protocol adds to a credential's shard admission. */
+export interface LeaseRequest {
+  /** Admissions wanted in advance. */
+  lease?: number;
+  /** The unspent rest of a lease this front can no longer spend. */
+  returned?: LeaseReturn;
+}
+
+/** Refusals that a lease still held here may answer instead. */
+const LIMIT_CODES = new Set<ErrorCode>(['rate_limited', 'credits_exhausted']);
 
 interface Lease {
   readonly hash: string;
@@ -67,12 +79,40 @@ export class AdmissionLeases {
   constructor(private readonly now: () => number = Date.now) {}
 
   /**
+   * One admission of a credential. While `trusted()` (the credential is in the admitted cache) it
+   * is spent from this front's lease when there is one; otherwise the account's shard is asked
+   * through `ask`, with what the lease protocol adds, and the block it grants is kept. A refusal
+   * while a lease of the key is still held here (the next block was asked for early) spends that:
+   * it is the last of the limit.
+   */
+  async admit(hash: string, meter: Meter, session: string | undefined, trusted: () => boolean, ask: (extra: LeaseRequest) => Promise<Admission>): Promise<Admission> {
+    if (trusted()) {
+      const leased = this.spend(hash, meter, session);
+      if (leased) return leased;
+    }
+    const extra = this.request(hash, meter);
+    let admission: Admission;
+    try {
+      admission = await ask(extra);
+    } catch (err) {
+      this.answered(hash, meter, null, extra.lease !== undefined);
+      if (err instanceof MailcueError && LIMIT_CODES.has(err.code) && trusted()) {
+        const leased = this.spend(hash, meter, session, true);
+        if (leased) return leased;
+      }
+      throw err;
+    }
+    this.answered(hash, meter, admission, extra.lease !== undefined);
+    return admission;
+  }
+
+  /**
    * An admission spent from this front's lease of the credential, or undefined when the shard must
    * be asked. The caller checks first that the credential is still in the admitted cache. When a
    * quarter of the lease is left, one request goes to the shard for the next block (unless
    * `toTheEnd`: the shard refused, so what is left here is the last of the limit).
    */
-  spend(hash: string, meter: Meter, session?: string, toTheEnd = false): Admission | undefined {
+  private spend(hash: string, meter: Meter, session?: string, toTheEnd = false): Admission | undefined {
     if (meter.kind === 'none') return undefined;
     const k = key(hash, meter.kind);
     const lease = this.leases.get(k);
@@ -102,10 +142,10 @@ export class AdmissionLeases {
    * What the credential's shard admission carries: a lease wanted when the credential is busy
    * here (one request at a time asks), and the rest of a lease this front can no longer spend.
    */
-  request(hash: string, meter: Meter): { lease?: number; returned?: LeaseReturn } {
+  private request(hash: string, meter: Meter): LeaseRequest {
     if (meter.kind === 'none') return {};
     const k = key(hash, meter.kind);
-    const out: { lease?: number; returned?: LeaseReturn } = {};
+    const out: LeaseRequest = {};
     const lease = this.leases.get(k);
     let ask = this.asks.get(k);
     if (lease && !this.usable(lease, meter.kind === 'tool' ? meter.credits : 0)) {
@@ -132,7 +172,7 @@ export class AdmissionLeases {
   }
 
   /** After the shard answered the credential's admission (null when it refused or failed). */
-  answered(hash: string, meter: Meter, admission: Admission | null, asked: boolean): void {
+  private answered(hash: string, meter: Meter, admission: Admission | null, asked: boolean): void {
     if (meter.kind === 'none') return;
     const k = key(hash, meter.kind);
     const ask = this.asks.get(k);
