@@ -61,10 +61,14 @@ export class Cluster {
     await Promise.all(this.placement.clients().map((c) => c.waitForReady(timeoutMs)));
   }
 
-  async healthy(): Promise<boolean> {
-    if (!this.placement.complete()) return false;
-    const checks = await Promise.all(this.placement.clients().map((c) => c.check()));
-    return checks.length > 0 && checks.every(Boolean);
+  /** Whether every slot has an owner that answers its health check; if not, why (for /readyz). */
+  async readiness(): Promise<{ ready: boolean; reason?: string }> {
+    if (!this.placement.complete()) return { ready: false, reason: 'the slot map does not give every slot an owner yet' };
+    const clients = this.placement.clients();
+    if (clients.length === 0) return { ready: false, reason: 'no shard is known' };
+    const checks = await Promise.all(clients.map((c) => c.check()));
+    const silent = clients.filter((_, i) => !checks[i]).map((c) => String(c.shardId));
+    return silent.length === 0 ? { ready: true } : { ready: false, reason: `no answer to the health check from shard ${silent.join(', ')}` };
   }
 
   /**

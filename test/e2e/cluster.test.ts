@@ -70,7 +70,9 @@ test.serial('cluster - a shard that stops answers 503 for its keys and readyz fa
     }
   }
   t.true(unavailable > 0 || (await svc.api(key, 'GET', '/v1/inboxes')).status === 503, 'some keys lived on the stopped shard');
-  t.is((await fetch(`${svc.baseUrl}/readyz`)).status, 503);
+  const notReady = await fetch(`${svc.baseUrl}/readyz`);
+  t.is(notReady.status, 503);
+  t.like(await notReady.json(), { success: false, status: 'unavailable', reason: 'no answer to the health check from shard 1' });
 
   const { spawn } = await import('node:child_process');
   const restarted = spawn(process.execPath, args, { env: { ...process.env, ...svc.env }, stdio: 'ignore' });

@@ -103,6 +103,7 @@ function said(child: ChildProcess): string {
 
 export async function waitReady(baseUrl: string, children: ChildProcess[], timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
+  let last = 'no answer';
   while (Date.now() < end) {
     for (const c of children) {
       if (c.exitCode !== null) throw new Error(`service exited (${c.exitCode}): ${said(c)}`);
@@ -110,12 +111,13 @@ export async function waitReady(baseUrl: string, children: ChildProcess[], timeo
     try {
       const res = await fetch(`${baseUrl}/readyz`);
       if (res.ok) return;
-    } catch {
-      /* not listening yet */
+      last = `${res.status} ${await res.text()}`;
+    } catch (err) {
+      last = `not listening yet (${(err as Error).message})`;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`service not ready after ${timeoutMs} ms: ${children.map(said).join('\n')}`);
+  throw new Error(`service not ready after ${timeoutMs} ms; last /readyz: ${last}${children.map((c) => `\n--- ${c.spawnargs.slice(2).join(' ')}:\n${said(c)}`).join('')}`);
 }
 
 export async function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {

@@ -9,8 +9,8 @@ import type { Router } from './router.js';
 
 function readiness(deps: Deps) {
   return async (ex: Exchange) => {
-    const healthy = await deps.cluster.healthy();
-    ex.sendJson(healthy ? 200 : 503, { success: healthy, status: healthy ? 'ok' : 'unavailable', shards: deps.cluster.shards.length });
+    const { ready, reason } = await deps.cluster.readiness();
+    ex.sendJson(ready ? 200 : 503, { success: ready, status: ready ? 'ok' : 'unavailable', shards: deps.cluster.shards.length, ...(reason ? { reason } : {}) });
   };
 }
 
