@@ -7,6 +7,9 @@ import { emptySlotMap, type SlotEntry, type SlotMap } from './slot-map.js';
 import { SlotMapStore } from './slot-map-store.js';
 import { watchPrefix } from './watch-prefix.js';
 
+/** A failed read of the members is tried again this long after. */
+const MEMBERS_RETRY_MS = 1_000;
+
 interface EpochWaiter {
   slot: number;
   after: number;
@@ -19,6 +22,9 @@ export class SlotView {
   private memberList = new Map<string, MemberInfo>();
   private waiters = new Set<EpochWaiter>();
   private closers: { close(): Promise<void> }[] = [];
+  private reading: Promise<void> | null = null;
+  private readAgain = false;
+  private closed = false;
   /** Called after every map or membership change, with the previous map. */
   readonly listeners: ((previous: SlotMap) => void)[] = [];
 
@@ -26,8 +32,10 @@ export class SlotView {
 
   static async start(ns: Namespace): Promise<SlotView> {
     const view = new SlotView(ns);
+    // The watch before the first read: a member that registers in between is in the read or
+    // fires the watch. Read first, it could be in neither, and never be seen.
+    view.closers.push(await watchPrefix(ns, MEMBERS_PREFIX, () => void view.refreshMembers()));
     await view.refreshMembers();
-    view.closers.push(await watchPrefix(ns, MEMBERS_PREFIX, () => void view.refreshMembers().catch(() => undefined)));
     view.closers.push(await new SlotMapStore(ns).watch(({ map }) => view.setMap(map)));
     return view;
   }
@@ -80,13 +88,36 @@ export class SlotView {
     for (const l of this.listeners) l(previous);
   }
 
-  private async refreshMembers(): Promise<void> {
-    const members = await readMembers(this.ns);
-    this.memberList = new Map(members.map((m) => [m.id, m]));
-    for (const l of this.listeners) l(this.slotMap);
+  /**
+   * Re-reads the members. One read at a time, and a change during a read makes one more, so the
+   * list kept is from a read that began after the last change (an older, slower read never lands
+   * last). A failed read is tried again a second later instead of leaving the list stale.
+   */
+  private refreshMembers(): Promise<void> {
+    if (this.reading) {
+      this.readAgain = true;
+      return this.reading;
+    }
+    this.reading = (async () => {
+      do {
+        this.readAgain = false;
+        try {
+          const members = await readMembers(this.ns);
+          this.memberList = new Map(members.map((m) => [m.id, m]));
+          for (const l of this.listeners) l(this.slotMap);
+        } catch {
+          if (this.closed) break;
+          await new Promise((r) => setTimeout(r, MEMBERS_RETRY_MS).unref());
+          this.readAgain = true;
+        }
+      } while (this.readAgain && !this.closed);
+      this.reading = null;
+    })();
+    return this.reading;
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     for (const w of this.waiters) {
       clearTimeout(w.timer);
       w.resolve();

@@ -9,6 +9,7 @@ import { connectEtcd, type EtcdHandle } from '../../src/cluster/etcd.js';
 import { MemberRegistration, readMembers } from '../../src/cluster/members.js';
 import { primaryCounts, withPrimary, type SlotMap } from '../../src/cluster/slot-map.js';
 import { SlotMapStore } from '../../src/cluster/slot-map-store.js';
+import { SlotView } from '../../src/cluster/slot-view.js';
 import { readClusterStatus } from '../../src/cluster/status.js';
 import { startEtcd, type EtcdServer } from '../helpers/etcd.js';
 
@@ -97,6 +98,53 @@ test('membership - a member is listed while its lease lives and vanishes when it
   t.is((await readMembers(observer.ns))[0]!.state, 'draining');
   await a.close();
   t.deepEqual(await readMembers(observer.ns), []);
+});
+
+test('membership - a member that registers while a view starts (after its first read came back) is not missed', async (t) => {
+  const prefix = newPrefix();
+  const { ns } = client(prefix);
+  // The view's first read of the members runs, and its answer is held until member "late" has
+  // registered: the order that lost a member under load when the watch began after the read.
+  let answered!: () => void;
+  const readDone = new Promise<void>((r) => (answered = r));
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let reads = 0;
+  const slowNs = new Proxy(ns, {
+    get(target, prop, receiver) {
+      if (prop !== 'getAll') return Reflect.get(target, prop, receiver);
+      return () => {
+        const builder = target.getAll();
+        const first = reads++ === 0;
+        return new Proxy(builder, {
+          get(b, p, r) {
+            if (p === 'prefix') return (key: string) => { b.prefix(key); return r; };
+            if (p === 'strings') return async () => {
+              const all = await b.strings();
+              if (first) {
+                answered();
+                await held;
+              }
+              return all;
+            };
+            return Reflect.get(b, p, r);
+          },
+        });
+      };
+    },
+  }) as typeof ns;
+  const starting = SlotView.start(slowNs);
+  await readDone;
+  const late = await MemberRegistration.register(client(prefix).ns, { id: 'late', address: '127.0.0.1:1', state: 'active' }, TTL_S, () => {});
+  release();
+  const view = await starting;
+  try {
+    await until('the view to list the member that registered during its start', async () => view.members().some((m) => m.id === 'late'), 5_000);
+    t.pass();
+  } finally {
+    await view.close();
+    await late.close();
+  }
 });
 
 test('slot map - a transaction at a stale revision loses; re-read, it wins', async (t) => {
