@@ -35,9 +35,16 @@ const LEASE_SHARE = 64;
 /** Smaller leases are not granted: they would save less than they cost to track. */
 const LEASE_MIN = 2;
 
-/** How many of `want` admissions a lease may take from `left`. */
+/** How many of `want` admissions a lease may take from `left` (0 when none is wanted). */
 export function leaseSize(want: number, left: number): number {
   const granted = Math.min(want, Math.floor(left / LEASE_SHARE));
+  return granted >= LEASE_MIN ? granted : 0;
+}
+
+/** A lease of tool calls holds their credits too, at the asking call's multiplier: both limits bound it. */
+function toolLeaseSize(want: number, opsLeft: number, creditsLeft: number, multiplier: number): number {
+  if (multiplier <= 0) return 0;
+  const granted = Math.min(leaseSize(want, opsLeft), Math.floor(leaseSize(want * multiplier, creditsLeft) / multiplier));
   return granted >= LEASE_MIN ? granted : 0;
 }
 
@@ -306,7 +313,6 @@ export class AccountActor {
     const plan = this.plan(record);
     const w = this.window(accountId);
     const reset_s = this.resetSeconds();
-    let credits_left: number | undefined;
     if (meter.kind === 'tool') {
       if (!plan.toolExecution) {
         fail('plan_required', `MCP is not available on the ${plan.title} plan`, { upgrade: 'Growth required', plan: plan.name });
@@ -322,12 +328,8 @@ export class AccountActor {
         fail('credits_exhausted', 'Monthly credit allocation exhausted', { credits_left: Math.max(0, left) });
       }
       w.ops++;
-      credits_left = left - meter.credits;
-      // A lease of tool calls holds their credits too, at this call's multiplier.
-      const ops = leaseWanted > 0 && meter.credits > 0
-        ? Math.min(leaseSize(leaseWanted, plan.opsPerMinute - w.ops), Math.floor(leaseSize(leaseWanted * meter.credits, credits_left) / meter.credits))
-        : 0;
-      const granted = ops >= LEASE_MIN ? ops : 0;
+      const credits_left = left - meter.credits;
+      const granted = toolLeaseSize(leaseWanted, plan.opsPerMinute - w.ops, credits_left, meter.credits);
       w.ops += granted;
       const next = { ...record, credits_used: record.credits_used + meter.credits * (1 + granted) };
       this.cache.set(accountId, next);
@@ -338,6 +340,7 @@ export class AccountActor {
       if (granted > 0) admission.lease = this.lease(w, granted, granted * meter.credits);
       return admission;
     }
+    let granted = 0;
     if (meter.kind === 'rest') {
       if (w.rest >= plan.restPerMinute) {
         fail('rate_limited', `Rate limit exceeded (${plan.restPerMinute} requests per minute on ${plan.title})`, {
@@ -345,16 +348,14 @@ export class AccountActor {
         });
       }
       w.rest++;
-      const granted = leaseWanted > 0 ? leaseSize(leaseWanted, plan.restPerMinute - w.rest) : 0;
-      if (granted > 0) {
-        w.rest += granted;
-        return {
-          account: toAccountView(record), generation: generationOf(record), rate: { limit: plan.restPerMinute, remaining: plan.restPerMinute - w.rest + granted, reset_s },
-          lease: this.lease(w, granted, 0),
-        };
-      }
+      granted = leaseSize(leaseWanted, plan.restPerMinute - w.rest);
+      w.rest += granted;
     }
-    return { account: toAccountView(record), generation: generationOf(record), rate: { limit: plan.restPerMinute, remaining: Math.max(0, plan.restPerMinute - w.rest), reset_s } };
+    const admission: Admission = {
+      account: toAccountView(record), generation: generationOf(record), rate: { limit: plan.restPerMinute, remaining: Math.max(0, plan.restPerMinute - w.rest + granted), reset_s },
+    };
+    if (granted > 0) admission.lease = this.lease(w, granted, 0);
+    return admission;
   }
 
   /** { reserved: false } when the account already holds the domain (adding it again is idempotent). */

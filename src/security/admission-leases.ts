@@ -19,7 +19,12 @@ const WINDOW_MARGIN_MS = 250;
 const MAX_SESSIONS = 256;
 const MAX_TRACKED = 10_000;
 
-type LeasedMeter = Exclude<Meter, { kind: 'none' }>;
+type LeasedKind = Exclude<Meter, { kind: 'none' }>['kind'];
+
+/** The credits a request takes: a tool call's multiplier, nothing for a REST request. */
+function creditsOf(meter: Meter): number {
+  return meter.kind === 'tool' ? meter.credits : 0;
+}
 
 /** What the lease protocol adds to a credential's shard admission. */
 export interface LeaseRequest {
@@ -35,7 +40,7 @@ const LIMIT_CODES = new Set<ErrorCode>(['rate_limited', 'credits_exhausted']);
 interface Lease {
   readonly hash: string;
   readonly accountId: string;
-  readonly kind: LeasedMeter['kind'];
+  readonly kind: LeasedKind;
   /** The admission the lease came with: account, generation, limit. */
   admission: Admission;
   left: number;
@@ -69,8 +74,9 @@ export interface ReturnedLease {
 }
 
 export class AdmissionLeases {
-  private readonly leases = new Map<string, Lease>();
-  private readonly asks = new Map<string, Asking>();
+  /** By meter kind, then credential hash (no key is built per request). */
+  private readonly leases: Record<LeasedKind, Map<string, Lease>> = { rest: new Map(), tool: new Map() };
+  private readonly asks: Record<LeasedKind, Map<string, Asking>> = { rest: new Map(), tool: new Map() };
   /** Leases replaced by one of another window, to give back. */
   private pending: ReturnedLease[] = [];
   /** Admissions spent from leases (a metric). */
@@ -114,11 +120,10 @@ export class AdmissionLeases {
    */
   private spend(hash: string, meter: Meter, session?: string, toTheEnd = false): Admission | undefined {
     if (meter.kind === 'none') return undefined;
-    const k = key(hash, meter.kind);
-    const lease = this.leases.get(k);
-    const credits = meter.kind === 'tool' ? meter.credits : 0;
+    const lease = this.leases[meter.kind].get(hash);
+    const credits = creditsOf(meter);
     if (!lease || !this.usable(lease, credits)) return undefined;
-    const ask = this.asks.get(k);
+    const ask = this.asks[meter.kind].get(hash);
     if (!toTheEnd && ask?.refill && !ask.inFlight && lease.left * 4 <= lease.granted) return undefined;
     if (session && !lease.sessions.has(session)) {
       if (lease.sessions.size >= MAX_SESSIONS) return undefined;
@@ -144,21 +149,22 @@ export class AdmissionLeases {
    */
   private request(hash: string, meter: Meter): LeaseRequest {
     if (meter.kind === 'none') return {};
-    const k = key(hash, meter.kind);
+    const leases = this.leases[meter.kind];
+    const asks = this.asks[meter.kind];
     const out: LeaseRequest = {};
-    const lease = this.leases.get(k);
-    let ask = this.asks.get(k);
-    if (lease && !this.usable(lease, meter.kind === 'tool' ? meter.credits : 0)) {
-      this.leases.delete(k);
+    const lease = leases.get(hash);
+    let ask = asks.get(hash);
+    if (lease && !this.usable(lease, creditsOf(meter))) {
+      leases.delete(hash);
       out.returned = returnOf(lease);
       // A lease that ended mostly unspent asks for half as much next time.
       if (ask && lease.left > lease.granted / 2) ask.want = Math.max(FIRST_WANT, ask.want / 2);
     }
     const now = this.now();
     if (!ask) {
-      if (this.asks.size >= MAX_TRACKED) this.asks.delete(this.asks.keys().next().value!);
+      if (asks.size >= MAX_TRACKED) asks.delete(asks.keys().next().value!);
       ask = { at: now, want: FIRST_WANT, inFlight: false, refill: false };
-      this.asks.set(k, ask);
+      asks.set(hash, ask);
       return out;
     }
     if (now - ask.at < BUSY_WITHIN_MS && !ask.inFlight) {
@@ -174,15 +180,15 @@ export class AdmissionLeases {
   /** After the shard answered the credential's admission (null when it refused or failed). */
   private answered(hash: string, meter: Meter, admission: Admission | null, asked: boolean): void {
     if (meter.kind === 'none') return;
-    const k = key(hash, meter.kind);
-    const ask = this.asks.get(k);
+    const leases = this.leases[meter.kind];
+    const ask = this.asks[meter.kind].get(hash);
     if (ask && asked) {
       ask.inFlight = false;
       ask.refill = admission?.lease !== undefined;
     }
     if (!admission) return;
     const grant = admission.lease;
-    const lease = this.leases.get(k);
+    const lease = leases.get(hash);
     if (lease && this.now() < lease.expiresAt && (!grant || (lease.minute === grant.minute && lease.month === grant.month))) {
       // The shard counts this lease's unspent admissions (and credits) as used; the caller's
       // answer, and the next spent one, show them as left.
@@ -200,7 +206,7 @@ export class AdmissionLeases {
     }
     if (!grant) return;
     if (lease) this.pending.push({ accountId: lease.accountId, returned: returnOf(lease) });
-    this.leases.set(k, {
+    leases.set(hash, {
       hash,
       accountId: admission.account.id,
       kind: meter.kind,
@@ -223,14 +229,7 @@ export class AdmissionLeases {
 
   /** Takes back the leases of an account (before its usage is read, or when it changed). */
   takeAccount(accountId: string): ReturnedLease[] {
-    const out = this.pending.filter((r) => r.accountId === accountId);
-    this.pending = this.pending.filter((r) => r.accountId !== accountId);
-    for (const [k, lease] of this.leases) {
-      if (lease.accountId !== accountId) continue;
-      this.leases.delete(k);
-      out.push({ accountId, returned: returnOf(lease) });
-    }
-    return out.filter(worthReturning);
+    return this.take((lease) => lease.accountId === accountId, (r) => r.accountId === accountId);
   }
 
   /**
@@ -239,24 +238,27 @@ export class AdmissionLeases {
    */
   takeFinished(stale: (credentialHash: string) => boolean = () => false): ReturnedLease[] {
     const now = this.now();
-    const out = this.pending;
-    this.pending = [];
-    for (const [k, lease] of this.leases) {
-      if (now < lease.expiresAt && lease.left > 0 && !stale(lease.hash)) continue;
-      this.leases.delete(k);
-      out.push({ accountId: lease.accountId, returned: returnOf(lease) });
+    for (const asks of Object.values(this.asks)) for (const [hash, ask] of asks) if (now - ask.at >= BUSY_WITHIN_MS * 60) asks.delete(hash);
+    return this.take((lease) => now >= lease.expiresAt || lease.left <= 0 || stale(lease.hash), () => true);
+  }
+
+  /** Removes the leases `which` picks and the replaced ones `pendingWhich` picks; what is worth giving back. */
+  private take(which: (lease: Lease) => boolean, pendingWhich: (r: ReturnedLease) => boolean): ReturnedLease[] {
+    const out = this.pending.filter(pendingWhich);
+    this.pending = this.pending.filter((r) => !pendingWhich(r));
+    for (const leases of Object.values(this.leases)) {
+      for (const [hash, lease] of leases) {
+        if (!which(lease)) continue;
+        leases.delete(hash);
+        out.push({ accountId: lease.accountId, returned: returnOf(lease) });
+      }
     }
-    for (const [k, ask] of this.asks) if (now - ask.at >= BUSY_WITHIN_MS * 60) this.asks.delete(k);
     return out.filter(worthReturning);
   }
 
   get size(): number {
-    return this.leases.size;
+    return this.leases.rest.size + this.leases.tool.size;
   }
-}
-
-function key(hash: string, kind: LeasedMeter['kind']): string {
-  return kind === 'rest' ? hash : `${hash}:tool`;
 }
 
 function returnOf(lease: Lease): LeaseReturn {

@@ -33,7 +33,6 @@ export function latestMessageJson(deps: Deps, caller: Caller, address: string, i
   return deps.cluster.call({ type: 'message.latest_view', accountId: caller.accountId, address, includeRaw });
 }
 
-
 /** GET …/messages/{id}: the stored record plus the summary's fields, without internals. */
 export function fullMessageView(m: MessageRecord): Record<string, unknown> {
   const { size: _size, ...message } = m;

@@ -2,7 +2,8 @@
 // picked), its sender authentication and the injection-safe text; raw text and HTML only on request.
 import { latestMessageJson } from '../../../services/messages.js';
 import { optionalBool, requireAddress } from '../../../services/validate.js';
-import { authenticationSchema, authVerdictSchema, defineTool, inboxArg, JsonText, nullableString, UNTRUSTED_MAIL } from './tool.js';
+import { JsonText } from '../jsonrpc.js';
+import { authenticationSchema, authVerdictSchema, defineTool, inboxArg, nullableString, UNTRUSTED_MAIL } from './tool.js';
 
 export const getLatestEmail = defineTool<{ inbox: string; include_raw?: boolean }>({
   name: 'get_latest_email',

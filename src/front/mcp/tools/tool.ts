@@ -4,12 +4,11 @@ import type { WaitResult } from '../../../contract/results.js';
 import type { Caller, Deps } from '../../../services/deps.js';
 import { waitForMessage, type WaitOptions } from '../../../services/messages.js';
 import type { CancelSignal } from '../../../util/cancel.js';
-import { JsonText } from '../jsonrpc.js';
+import type { JsonText } from '../jsonrpc.js';
 
 export type JsonSchema = Record<string, unknown>;
 
 export type ToolOutput = Record<string, unknown> | JsonText;
-export { JsonText };
 
 export interface ToolContext {
   readonly deps: Deps;
