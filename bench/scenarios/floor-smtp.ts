@@ -18,7 +18,7 @@ interface Params {
 export const floorSmtp: Scenario<Params> = {
   name: 'floor-smtp',
   title: 'smtp-server + mailparser, nothing stored: mails/s (machine floor for SMTP ingest)',
-  full: { connections: 10, mails: 5000, warmupMails: 2000 },
+  full: { connections: 10, mails: 5000, warmupMails: 8000 },
   quick: { connections: 10, mails: 1000, warmupMails: 300 },
   timeLimitS: (quick) => (quick ? 30 : 120),
   async run(ctx, p) {
