@@ -26,7 +26,7 @@ export const SLOT_DATABASES = [
   'message_digests', // [slot(address), address, 'd' | 'm', …]
   'raw', // [slot(address), address, message_id]: sources of the layout before raw_shared
   'raw_shared', // [slot(address), message_id]: one copy per slot of its recipients
-  'raw_refs', // [slot(address), message_id] → how many messages of the slot share it
+  'raw_refs', // [slot(address), message_id] → how many messages of the slot share it, when more than one
   'domains', // [slot(domain), domain, account_id]
   'domains_by_account', // [slot(domain), account_id, domain]
   'webhooks', // [slot(inbox), id]

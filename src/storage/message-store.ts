@@ -1,7 +1,8 @@
 // Messages, their raw RFC 5322 sources and their ingest digests, all in the inbox's slot (keys.ts).
 // One delivery gives every recipient on the shard the same message id, so a source is stored once
 // per slot of its recipients and counted (raw_refs); the last message of the slot to go removes it
-// (DESIGN §7). A slot's messages thus move with their sources. Sources of the layout before that
+// (DESIGN §7). A source of one message has no count: most mail has one recipient, and every
+// database a delivery touches costs its commit a few more pages written. A slot's messages thus move with their sources. Sources of the layout before that
 // (raw, per message) are still read and removed. Message ids sort by arrival time, so an inbox's
 // messages are one contiguous, time-ordered range. Ingest digests (DESIGN §8 "Idempotent ingest")
 // index an inbox's messages by what was received: message_digests holds [slot, address, 'd',
@@ -73,7 +74,7 @@ export class MessageStore {
     const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
     for (const [slot, refs] of putting!.slots) {
       void this.sources.put([slot, id], bytes);
-      void this.sourceRefs.put([slot, id], refs);
+      if (refs > 1) void this.sourceRefs.put([slot, id], refs);
     }
   }
 
@@ -100,18 +101,17 @@ export class MessageStore {
     for (const key of this.digests.getKeys(prefixRange(inSlot(address, address)))) void this.digests.remove(key);
   }
 
-  /** Inside a transaction: one message no longer needs its source; the last one of the slot removes it. */
+  /**
+   * Inside a transaction: one message no longer needs its source; the last one of the slot removes
+   * it. No count is one message (a count of 1 is what sources stored before that rule have).
+   */
   private releaseSource(address: string, id: string): void {
     const slot = slotOf(address);
     void this.legacySources.remove([slot, address, id]);
-    const refs = this.sourceRefs.get([slot, id]);
-    if (refs === undefined) return;
-    if (refs > 1) {
-      void this.sourceRefs.put([slot, id], refs - 1);
-      return;
-    }
-    void this.sourceRefs.remove([slot, id]);
-    void this.sources.remove([slot, id]);
+    const refs = this.sourceRefs.get([slot, id]) ?? 1;
+    if (refs > 2) void this.sourceRefs.put([slot, id], refs - 1);
+    else void this.sourceRefs.remove([slot, id]);
+    if (refs <= 1) void this.sources.remove([slot, id]);
   }
 
   /** Stored raw sources (one per slot that shares one). */

@@ -111,12 +111,15 @@ test('inbox actor - one delivery to several inboxes of a shard stores the raw so
   t.deepEqual(result.delivered, addresses);
   t.deepEqual(result.gone, ['gone@x.test']);
   t.is(store.messages.sourceCount(), 2, "one in a and b's slot, one in c's");
+  const counts = () => [...store.oplog.database('raw_refs').getRange({})].map(({ key, value }) => [key, value]);
+  t.deepEqual(counts(), [[[slotOf(a), result.id], 2]], "only a and b's shared source is counted; c's, of one message, is not");
   for (const address of addresses) {
     const bytes = (await actor.handle({ type: 'message.raw', accountId: ACCOUNT, address, id: result.id }, scope())) as Uint8Array;
     t.true(Buffer.from(bytes).equals(raw));
   }
   await actor.handle({ type: 'message.delete', accountId: ACCOUNT, address: a, id: result.id }, scope());
   t.is(store.messages.sourceCount(), 2, 'b still holds the source of its slot');
+  t.deepEqual(counts(), [], 'a count of one is no count');
   await actor.handle({ type: 'inbox.delete', accountId: ACCOUNT, address: b }, scope());
   t.is(store.messages.sourceCount(), 1, "c's copy is left");
   const left = (await actor.handle({ type: 'message.raw', accountId: ACCOUNT, address: c, id: result.id }, scope())) as Uint8Array;
