@@ -10,7 +10,16 @@ import type { DeliveryLog, WebhookRecord } from '../contract/model.js';
 import { inSlot, keyParts, openDb, prefixRange, slotIndexOf, type Key } from './keys.js';
 import type { SlotIndex } from './slot-index.js';
 
+/**
+ * A log is trimmed once every this many entries written to it, not at each: a trim walks past the
+ * `keep` newest keys, and walking 100 keys per delivery cost 45 of the 53 µs a log write took.
+ * A log thus holds at most `keep` + TRIM_EVERY - 1 entries; readers ask for the newest `keep`.
+ */
+const TRIM_EVERY = 32;
+
 export class WebhookStore {
+  /** Entries written to each webhook's log since this process last trimmed it. */
+  private readonly untrimmed = new Map<string, number>();
   private readonly webhooks: Database<WebhookRecord, Key>;
   private readonly byInbox: Database<number, Key>;
   private readonly byAccount: Database<number, Key>;
@@ -53,6 +62,7 @@ export class WebhookStore {
     void this.byInbox.remove(inSlot(webhook.inbox, webhook.inbox, webhook.id));
     void this.byAccount.remove(inSlot(webhook.inbox, webhook.account_id, webhook.id));
     for (const key of this.log.getKeys(prefixRange(inSlot(webhook.inbox, webhook.id)))) void this.log.remove(key);
+    this.untrimmed.delete(webhook.id);
   }
 
   idsForInbox(inbox: string): string[] {
@@ -80,11 +90,20 @@ export class WebhookStore {
     return this.keys.put(accountId, sealed);
   }
 
-  /** Appends to the log of a webhook this shard holds and keeps only its newest `keep` entries. */
+  /**
+   * Appends to the log of a webhook this shard holds; every TRIM_EVERY entries (and at the first
+   * after a start) it drops all but the newest `keep`.
+   */
   logDelivery(webhookId: string, atMs: number, eventId: string, attempt: number, entry: DeliveryLog, keep: number): void {
     const slot = this.slotOf(webhookId);
     if (slot === undefined) return;
     void this.log.put([slot, webhookId, atMs, eventId, attempt], entry);
+    const written = this.untrimmed.get(webhookId);
+    if (written !== undefined && written + 1 < TRIM_EVERY) {
+      this.untrimmed.set(webhookId, written + 1);
+      return;
+    }
+    this.untrimmed.set(webhookId, 0);
     // Only what lies beyond the newest `keep` is read: the cursor skips those without decoding them.
     const { start, end } = prefixRange([slot, webhookId]);
     for (const key of this.log.getKeys({ start: end, end: start, reverse: true, offset: keep })) void this.log.remove(key);
