@@ -3,7 +3,7 @@
 import test from 'ava';
 import { generateKeyPairSync } from 'node:crypto';
 import { authenticate, dkimSign, sealMessage } from 'mailauth';
-import { toAuthentication } from '../../src/ingress/mail-auth.js';
+import { authInput, toAuthentication } from '../../src/ingress/mail-auth.js';
 
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PRIVATE_PEM = keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -69,4 +69,27 @@ test('mail auth - an unsigned message has no DKIM entries; a DNS failure is a te
   t.deepEqual(b.dkim.map((d) => d.result), ['temperror']);
   t.is(b.dmarc, 'temperror');
   t.is(b.summary, 'temperror');
+});
+
+test('mail auth - an unsigned message is checked on its header section alone, with the same verdict; a signed or sealed one whole', async (t) => {
+  const raw = Buffer.from(MESSAGE);
+  const headers = authInput(raw);
+  t.is(headers.toString(), MESSAGE.slice(0, MESSAGE.indexOf('\r\n\r\n') + 4));
+  for (const ip of ['192.0.2.10', '198.51.100.7']) {
+    t.deepEqual(toAuthentication(await check(headers.toString(), ip)), toAuthentication(await check(MESSAGE, ip)), `from ${ip}`);
+  }
+
+  // The body is part of a DKIM signature: without it the body hash would not match.
+  const dkim = Buffer.from(await signed());
+  t.is(authInput(dkim), dkim);
+  t.is(toAuthentication(await check(authInput(dkim).toString())).summary, 'pass');
+  for (const name of ['DKIM-Signature', 'dkim-signature ', 'ARC-Seal', 'arc-message-signature']) {
+    const other = Buffer.from(`${name}: i=1; d=x.example\r\n${MESSAGE}`);
+    t.is(authInput(other), other, name);
+  }
+  // A signature named in the body is no signature; a message without a blank line is read whole.
+  const quoted = Buffer.from(`${MESSAGE}DKIM-Signature: quoted\r\n`);
+  t.is(authInput(quoted).length, headers.length);
+  const headless = Buffer.from('From: a@good.example\r\nSubject: no body');
+  t.is(authInput(headless), headless);
 });
