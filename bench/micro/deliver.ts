@@ -3,7 +3,8 @@
 // time as the SMTP ingress sends them. Reports deliveries/s and CPU µs per delivery of the whole
 // process (the shard's thread plus lmdb's commit threads), so a storage change is weighed without
 // SMTP, parsing or gRPC around it. Bounded in count and time.
-//   npm run build && node --import tsx bench/micro/deliver.ts [--quick] [--inflight 5] [--rounds 3]
+// `--large`: the ~100 KB bench mails with an attachment instead of the small OTP ones.
+//   npm run build && node --import tsx bench/micro/deliver.ts [--quick] [--large] [--inflight 5] [--rounds 3]
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,14 +12,15 @@ import { ShardActors } from '../../dist/actors/shard-actors.js';
 import { loadConfig } from '../../dist/config/config.js';
 import { parseMail } from '../../dist/mail/parse-mail.js';
 import { Cancellation } from '../../dist/util/cancel.js';
-import { smallMail } from '../lib/mails.js';
+import { largeMail, smallMail } from '../lib/mails.js';
 import { numberArg } from '../lib/args.js';
 
 const quick = process.argv.includes('--quick');
 const inflight = numberArg('--inflight', 5);
 const rounds = numberArg('--rounds', quick ? 1 : 3);
-const MAILS = quick ? 3_000 : 12_000;
-const WARMUP = quick ? 1_000 : 4_000;
+const large = process.argv.includes('--large');
+const MAILS = (quick ? 3_000 : 12_000) / (large ? 4 : 1);
+const WARMUP = (quick ? 1_000 : 4_000) / (large ? 4 : 1);
 const INBOXES = 500;
 const TIME_LIMIT_MS = 60_000;
 
@@ -33,7 +35,7 @@ try {
   for (const address of inboxes) await run({ type: 'inbox.create', accountId, address, domain: 'bench.test' });
   // Raw bytes and parse result of real bench mails; each delivery gets its own digest, as SMTP gives.
   const samples = await Promise.all(Array.from({ length: 16 }, async (_, i) => {
-    const raw = smallMail(inboxes[i]!, 'micro', i).data;
+    const raw = (large ? largeMail : smallMail)(inboxes[i]!, 'micro', i).data;
     return { raw, message: await parseMail(raw) };
   }));
 

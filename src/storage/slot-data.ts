@@ -109,7 +109,7 @@ export function readReplicated(store: ShardStore, slot: number, after: number, m
 export function applyReplicated(store: ShardStore, slot: number, epoch: number, entries: readonly ReplicatedEntry[]): Promise<void> {
   return store.transaction(() => {
     store.oplog.unlogged(() => writeRecords(store, entries));
-    for (const e of entries) store.oplog.logReplicated(slot, e.seq, e.del ? { db: e.db, key: e.key, del: true, at: e.at } : { db: e.db, key: e.key, value: e.value, at: e.at });
+    for (const e of entries) store.oplog.logReplicated(slot, e.seq, e);
     store.oplog.setPosition(slot, { epoch, seq: entries.at(-1)!.seq });
   });
 }

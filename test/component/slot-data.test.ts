@@ -9,7 +9,7 @@ import path from 'node:path';
 import { slotOf } from '../../src/cluster/slots.js';
 import type { MessageRecord } from '../../src/contract/model.js';
 import { openShardStore, type ShardStore } from '../../src/storage/shard-store.js';
-import { applySlotEntries, dropSlot, readSlotPage, type SlotCursor, type SlotRecord } from '../../src/storage/slot-data.js';
+import { applyReplicated, applySlotEntries, dropSlot, readReplicated, readSlotPage, type SlotCursor, type SlotRecord } from '../../src/storage/slot-data.js';
 
 const ACCOUNT = 'acc_slots';
 const at = '2026-11-23T12:00:00.000Z';
@@ -113,4 +113,31 @@ test('slot data - dropping a slot removes its range and its index entries, and l
   t.deepEqual([...store.messages.newestFirst(b)].map((m) => m.id), [`msg_${b}`]);
   t.is(store.messages.raw(b, `msg_${b}`)?.toString(), `raw of ${b}`);
   t.is(store.tokens.get('tok_hash')?.account_id, ACCOUNT);
+});
+
+test('slot data - a raw source is logged by its key, not copied into the log; a tail reads its bytes, or its removal once it is gone', async (t) => {
+  const src = fresh(t);
+  const { a } = await populate(src);
+  const slot = slotOf(a);
+  const id = `msg_${a}`;
+  const logged = [...src.oplog.db.getRange({ start: [slot, 0], end: [slot, 2 ** 32] })].map(({ value }) => value);
+  const put = logged.find((e) => e.db === 'raw_shared')!;
+  t.true(put.byKey);
+  t.false('value' in put, 'the log holds no copy of the bytes');
+
+  const tail = readReplicated(src, slot, 0, 1 << 24);
+  t.is(Buffer.from(tail.find((e) => e.db === 'raw_shared')!.value as Uint8Array).toString(), `raw of ${a}`);
+  const dst = fresh(t);
+  await applyReplicated(dst, slot, 1, tail);
+  t.is(dst.messages.raw(a, id)?.toString(), `raw of ${a}`);
+  t.true(dst.oplog.read(slot, 0, 1 << 24).some(({ entry }) => entry.db === 'raw_shared' && Buffer.from(entry.value as Uint8Array).toString() === `raw of ${a}`), "the follower's log hands it on too");
+
+  // The message goes: the source's put now reads as a removal, and the removal follows it.
+  await src.transaction(() => src.messages.remove(a, id));
+  const later = readReplicated(src, slot, 0, 1 << 24).filter((e) => e.db === 'raw_shared');
+  t.deepEqual(later.map((e) => Boolean(e.del)), [true, true]);
+  const fresher = fresh(t);
+  await applyReplicated(fresher, slot, 1, readReplicated(src, slot, 0, 1 << 24));
+  t.is(fresher.messages.raw(a, id), undefined);
+  t.deepEqual([...fresher.messages.newestFirst(a)], []);
 });
