@@ -2,11 +2,12 @@
 // One delivery gives every recipient on the shard the same message id, so a source is stored once
 // per slot of its recipients and counted (raw_refs); the last message of the slot to go removes it
 // (DESIGN §7). A source of one message has no count: most mail has one recipient, and every
-// database a delivery touches costs its commit a few more pages written. A slot's messages thus move with their sources. Sources of the layout before that
-// (raw, per message) are still read and removed. Message ids sort by arrival time, so an inbox's
-// messages are one contiguous, time-ordered range. Ingest digests (DESIGN §8 "Idempotent ingest")
-// index an inbox's messages by what was received: message_digests holds [slot, address, 'd',
-// digest] → message_id and, to remove it with its message, [slot, address, 'm', id] → digest.
+// database a delivery touches costs its commit a few more pages written. A slot's messages thus
+// move with their sources. Sources of the layout before that (raw, per message) are still read
+// and removed. Message ids sort by arrival time, so an inbox's messages are one contiguous,
+// time-ordered range. Ingest digests (DESIGN §8 "Idempotent ingest") index an inbox's messages by
+// what was received: message_digests holds [slot, address, 'd', digest] → message_id and, to
+// remove it with its message, [slot, address, 'm', id] → digest.
 // Key layouts: messages [slot(address), address, message_id] → record; raw_shared and raw_refs
 // [slot(address), message_id]; raw [slot(address), address, message_id].
 import type { Database, RootDatabase } from 'lmdb';
