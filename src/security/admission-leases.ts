@@ -20,6 +20,7 @@ const MAX_SESSIONS = 256;
 const MAX_TRACKED = 10_000;
 
 type LeasedKind = Exclude<Meter, { kind: 'none' }>['kind'];
+const LEASED_KINDS: readonly LeasedKind[] = ['rest', 'tool'];
 
 /** The credits a request takes: a tool call's multiplier, nothing for a REST request. */
 function creditsOf(meter: Meter): number {
@@ -37,10 +38,9 @@ export interface LeaseRequest {
 /** Refusals that a lease still held here may answer instead. */
 const LIMIT_CODES = new Set<ErrorCode>(['rate_limited', 'credits_exhausted']);
 
+/** A lease, kept under its meter kind and credential hash. */
 interface Lease {
-  readonly hash: string;
   readonly accountId: string;
-  readonly kind: LeasedKind;
   /** The admission the lease came with: account, generation, limit. */
   admission: Admission;
   left: number;
@@ -156,7 +156,7 @@ export class AdmissionLeases {
     let ask = asks.get(hash);
     if (lease && !this.usable(lease, creditsOf(meter))) {
       leases.delete(hash);
-      out.returned = returnOf(lease);
+      out.returned = returnOf(lease, meter.kind);
       // A lease that ended mostly unspent asks for half as much next time.
       if (ask && lease.left > lease.granted / 2) ask.want = Math.max(FIRST_WANT, ask.want / 2);
     }
@@ -205,11 +205,9 @@ export class AdmissionLeases {
       return;
     }
     if (!grant) return;
-    if (lease) this.pending.push({ accountId: lease.accountId, returned: returnOf(lease) });
+    if (lease) this.pending.push({ accountId: lease.accountId, returned: returnOf(lease, meter.kind) });
     leases.set(hash, {
-      hash,
       accountId: admission.account.id,
-      kind: meter.kind,
       admission,
       left: grant.admissions,
       credits: grant.credits,
@@ -239,18 +237,19 @@ export class AdmissionLeases {
   takeFinished(stale: (credentialHash: string) => boolean = () => false): ReturnedLease[] {
     const now = this.now();
     for (const asks of Object.values(this.asks)) for (const [hash, ask] of asks) if (now - ask.at >= BUSY_WITHIN_MS * 60) asks.delete(hash);
-    return this.take((lease) => now >= lease.expiresAt || lease.left <= 0 || stale(lease.hash), () => true);
+    return this.take((lease, hash) => now >= lease.expiresAt || lease.left <= 0 || stale(hash), () => true);
   }
 
   /** Removes the leases `which` picks and the replaced ones `pendingWhich` picks; what is worth giving back. */
-  private take(which: (lease: Lease) => boolean, pendingWhich: (r: ReturnedLease) => boolean): ReturnedLease[] {
+  private take(which: (lease: Lease, hash: string) => boolean, pendingWhich: (r: ReturnedLease) => boolean): ReturnedLease[] {
     const out = this.pending.filter(pendingWhich);
     this.pending = this.pending.filter((r) => !pendingWhich(r));
-    for (const leases of Object.values(this.leases)) {
+    for (const kind of LEASED_KINDS) {
+      const leases = this.leases[kind];
       for (const [hash, lease] of leases) {
-        if (!which(lease)) continue;
+        if (!which(lease, hash)) continue;
         leases.delete(hash);
-        out.push({ accountId: lease.accountId, returned: returnOf(lease) });
+        out.push({ accountId: lease.accountId, returned: returnOf(lease, kind) });
       }
     }
     return out.filter(worthReturning);
@@ -261,9 +260,9 @@ export class AdmissionLeases {
   }
 }
 
-function returnOf(lease: Lease): LeaseReturn {
-  const rest = lease.kind === 'rest' ? lease.left : 0;
-  const ops = lease.kind === 'tool' ? lease.left : 0;
+function returnOf(lease: Lease, kind: LeasedKind): LeaseReturn {
+  const rest = kind === 'rest' ? lease.left : 0;
+  const ops = kind === 'tool' ? lease.left : 0;
   return { minute: lease.minute, month: lease.month, rest, ops, credits: lease.credits, sessions: [...lease.sessions] };
 }
 

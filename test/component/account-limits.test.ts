@@ -1,30 +1,17 @@
 // Component: admission on the account's shard (real LMDB) with an injected clock, so per-minute
 // windows and monthly credits are tested at their edges without waiting for a real minute.
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { ShardActors } from '../../src/actors/shard-actors.js';
-import { loadConfig } from '../../src/config/config.js';
 import type { Command } from '../../src/contract/commands.js';
 import type { Admission } from '../../src/contract/results.js';
 import { MailcueError } from '../../src/errors/registry.js';
 import { sha256Hex } from '../../src/security/credentials.js';
-import { Cancellation } from '../../src/util/cancel.js';
+import { clockedShard } from '../helpers/clocked-shard.js';
 
 const KEY = 'mc_acc_limits_secret';
 
 /** A shard whose clock the test moves; it starts 10 s into a UTC minute. */
 async function shardAt(t: { teardown(fn: () => unknown): void }, plan: 'free' | 'growth') {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'mailcue-component-'));
-  const clock = { ms: Date.UTC(2026, 10, 30, 23, 58, 10) };
-  const actors = new ShardActors(0, loadConfig({}), dir, 'cd'.repeat(32), () => clock.ms);
-  t.teardown(async () => {
-    await actors.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const run = async <T>(command: Command) => (await actors.dispatch(command, { signal: new Cancellation(), deadline: 0 })) as T;
-  await run({ type: 'account.create', id: 'acc_limits', name: null, plan, key: KEY, created_at: new Date(clock.ms).toISOString() });
+  const { clock, run } = await clockedShard(t, { id: 'acc_limits', plan, key: KEY }, Date.UTC(2026, 10, 30, 23, 58, 10));
   const admit = (meter: Extract<Command, { type: 'account.admit' }>['meter']) =>
     run<Admission>({ type: 'account.admit', accountId: 'acc_limits', credential: 'api_key', credentialHash: sha256Hex(KEY), meter });
   return { clock, admit };

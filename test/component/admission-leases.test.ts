@@ -1,17 +1,12 @@
 // Component: admission leases between a front's lease store and the account's shard (real LMDB),
 // with one injected clock, so limits, windows and returns are tested at their edges.
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { ShardActors } from '../../src/actors/shard-actors.js';
-import { loadConfig } from '../../src/config/config.js';
-import type { Command, Meter } from '../../src/contract/commands.js';
+import type { Meter } from '../../src/contract/commands.js';
 import type { Admission } from '../../src/contract/results.js';
 import { MailcueError } from '../../src/errors/registry.js';
 import { AdmissionLeases } from '../../src/security/admission-leases.js';
 import { sha256Hex } from '../../src/security/credentials.js';
-import { Cancellation } from '../../src/util/cancel.js';
+import { clockedShard } from '../helpers/clocked-shard.js';
 
 const KEY = 'mc_acc_leases_secret';
 const HASH = sha256Hex(KEY);
@@ -19,15 +14,7 @@ const ACCOUNT = 'acc_leases';
 
 /** A shard and one front's lease store on a clock the test moves; it starts 1 s into a UTC minute. */
 async function frontAndShard(t: { teardown(fn: () => unknown): void }, plan: 'free' | 'enterprise') {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'mailcue-component-'));
-  const clock = { ms: Date.UTC(2026, 10, 30, 22, 58, 1) };
-  const actors = new ShardActors(0, loadConfig({}), dir, 'cd'.repeat(32), () => clock.ms);
-  t.teardown(async () => {
-    await actors.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const run = async <T>(command: Command) => (await actors.dispatch(command, { signal: new Cancellation(), deadline: 0 })) as T;
-  await run({ type: 'account.create', id: ACCOUNT, name: null, plan, key: KEY, created_at: new Date(clock.ms).toISOString() });
+  const { clock, run } = await clockedShard(t, { id: ACCOUNT, plan, key: KEY }, Date.UTC(2026, 10, 30, 22, 58, 1));
   const leases = new AdmissionLeases(() => clock.ms);
   let roundTrips = 0;
   /** What the front does for each request (src/front/auth.ts), with the credential always trusted. */
