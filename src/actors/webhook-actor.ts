@@ -3,31 +3,47 @@
 // then sends them, retries on the configured schedule, and disables a webhook after 10
 // consecutive failed notifications (DESIGN §5).
 import { fail } from '../errors/registry.js';
-import type { DueKey, OutboxEntry } from '../storage/outbox-store.js';
+import type { DueKey, OutboxEntry, OutboxTarget } from '../storage/outbox-store.js';
 import { slotOf } from '../cluster/slots.js';
 import { randomHex } from '../util/ids.js';
 import { HttpsSender, type AttemptResult } from '../webhooks/https-sender.js';
-import { newMessageBody, signedHeaders } from '../webhooks/payload.js';
+import { newMessageBody, serviceSignature, signedHeaders } from '../webhooks/payload.js';
 import type { WebhookCommand } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
 import type { DeliveryLog, MessageRecord, WebhookRecord } from '../contract/model.js';
 
 export const MAX_CONSECUTIVE_FAILURES = 10;
+/** Targets in flight at once; an entry's targets go together, so one may take it past this. */
 const MAX_IN_FLIGHT = 64;
 const DELIVERY_LOG_SIZE = 100;
 const JITTER = 0.2;
 const OPENED_KEYS_MAX = 10_000;
 
-/** An outbox entry on its way: where it sits in the outbox, where it goes, and the key that signs it. */
-interface Due {
-  at: DueKey;
-  entry: OutboxEntry;
+/** One target of an outbox entry on its way, with where it goes and the key that signs it. */
+interface Send {
+  target: OutboxTarget;
   url: string;
   apiKey: string;
 }
 
+/**
+ * An outbox entry being sent: its targets go out together and it leaves the outbox once each has
+ * been attempted and logged. Until then the pump skips it, so no target is sent twice.
+ */
+interface Sending {
+  at: DueKey;
+  entry: OutboxEntry;
+  /** Event ids of the targets attempted and logged, or dropped (their webhook gone or disabled). */
+  done: Set<string>;
+  /** Targets sent whose outcome is not yet committed. */
+  outstanding: number;
+}
+
 export class WebhookActor {
-  private readonly inFlight = new Set<string>();
+  /** Entries being sent, by their own event id. */
+  private readonly sending = new Map<string, Sending>();
+  /** Targets sent whose outcome is not yet committed, over every entry. */
+  private inFlight = 0;
   /** Inboxes that have (or had, since start) a webhook: a delivery to any other skips the index. */
   private watched: Set<string> | null = null;
   private sender: HttpsSender | null = null;
@@ -36,7 +52,7 @@ export class WebhookActor {
   private timer: NodeJS.Timeout | null = null;
   private pumpQueued = false;
   /** Attempts finished in this turn, logged together. */
-  private outcomes: { attempt: Due; result: AttemptResult }[] = [];
+  private outcomes: { sending: Sending; target: OutboxTarget; result: AttemptResult }[] = [];
   private stopped = false;
   /** Run after a delivery attempt is logged (the account's change feed: the log and status moved). */
   readonly attempted: ((accountId: string) => void)[] = [];
@@ -138,18 +154,17 @@ export class WebhookActor {
     return this.watched;
   }
 
-  /** Inside the delivery transaction: one outbox entry per active webhook of the inbox. */
+  /** Inside the delivery transaction: one outbox entry for the message, to every active webhook of the inbox. */
   enqueue(message: MessageRecord): void {
     if (!this.watchedInboxes().has(message.inbox)) return;
-    let body: string | null = null;
     const slot = slotOf(message.inbox); // a webhook and its outbox entries live in its inbox's slot
+    const targets: OutboxTarget[] = [];
     for (const id of this.webhooks.idsForInbox(message.inbox)) {
       const w = this.webhooks.get(id, slot);
-      if (!w || w.disabled) continue;
-      body ??= newMessageBody(message);
-      const event_id = `evt_${randomHex(12)}`;
-      this.outbox.put(this.ctx.now(), { event_id, webhook_id: w.id, body, attempt: 0 }, slot);
+      if (w && !w.disabled) targets.push({ webhook_id: w.id, event_id: `evt_${randomHex(12)}` });
     }
+    if (targets.length === 0) return;
+    this.outbox.put(this.ctx.now(), { event_id: `evt_${randomHex(12)}`, body: newMessageBody(message), attempt: 0, targets }, slot);
   }
 
   /** Cluster mode: whether this shard is the primary of an inbox's slot, the one that sends its notifications. */
@@ -188,36 +203,47 @@ export class WebhookActor {
     }, delayMs);
   }
 
-  /** Sends every due entry, up to MAX_IN_FLIGHT at once. */
+  /** Sends every due entry, up to MAX_IN_FLIGHT targets at once. */
   private pump(): void {
     const now = this.ctx.now();
     let nextDue = Infinity;
-    const batch: Due[] = [];
+    const batch: { sending: Sending; sends: Send[] }[] = [];
     const drop: DueKey[] = [];
+    let starting = 0;
     // Keys first: an entry already in flight is skipped without reading its body.
-    for (const due of this.outbox.dueKeys()) {
+    entries: for (const due of this.outbox.dueKeys()) {
       if (due.dueMs > now) {
         nextDue = due.dueMs;
         break;
       }
-      if (this.inFlight.size + batch.length >= MAX_IN_FLIGHT) break; // a finishing attempt pumps again
-      if (this.inFlight.has(due.eventId)) continue;
+      if (this.inFlight + starting >= MAX_IN_FLIGHT) break; // a finishing attempt pumps again
+      if (this.sending.has(due.eventId)) continue;
       const entry = this.outbox.get(due);
       if (!entry) continue;
-      const webhook = this.webhooks.get(entry.webhook_id, due.slot);
-      // A follower's copy of the outbox waits: the slot's primary sends it (DESIGN.md §8).
-      if (webhook && this.sendsFor && !this.sendsFor(webhook.inbox)) continue;
-      const apiKey = webhook && !webhook.disabled ? this.signingKey(webhook.account_id) : undefined;
-      if (!webhook || apiKey === undefined) {
-        drop.push(due); // deleted or disabled since it was queued
+      const sending: Sending = { at: due, entry, done: new Set(), outstanding: 0 };
+      const sends: Send[] = [];
+      for (const target of entry.targets) {
+        const webhook = this.webhooks.get(target.webhook_id, due.slot);
+        // A follower's copy of the outbox waits: the slot's primary sends it (DESIGN.md §8).
+        if (webhook && this.sendsFor && !this.sendsFor(webhook.inbox)) continue entries;
+        const apiKey = webhook && !webhook.disabled ? this.signingKey(webhook.account_id) : undefined;
+        // Deleted or disabled since it was queued: nothing to send.
+        if (!webhook || apiKey === undefined) sending.done.add(target.event_id);
+        else sends.push({ target, url: webhook.url, apiKey });
+      }
+      if (sends.length === 0) {
+        drop.push(due);
         continue;
       }
-      batch.push({ at: due, entry, url: webhook.url, apiKey });
+      sending.outstanding = sends.length;
+      starting += sends.length;
+      batch.push({ sending, sends });
     }
     for (const d of drop) this.outbox.remove(d);
     if (nextDue !== Infinity) this.schedule(Math.max(1, nextDue - now));
     if (batch.length === 0) return;
-    for (const b of batch) this.inFlight.add(b.entry.event_id);
+    for (const { sending } of batch) this.sending.set(sending.entry.event_id, sending);
+    this.inFlight += starting;
     // Notify only of acknowledged mail: with followers, once they hold the entries too (a primary
     // that died before that would have announced a message its successor never had).
     const replicated = this.replicated?.() ?? null;
@@ -244,18 +270,28 @@ export class WebhookActor {
   }
 
   // Signed inline: two HMACs of a small body cost a few µs, a pool round trip far more
-  // (DESIGN §3: the pool only where a measurement shows it pays; here it did not).
-  private send(batch: Due[], now: number): void {
+  // (DESIGN §3: the pool only where a measurement shows it pays; here it did not). An entry's
+  // targets share its body and their account's key, so X-Service-Signature is computed once.
+  private send(batch: { sending: Sending; sends: Send[] }[], now: number): void {
     this.sender ??= new HttpsSender(this.ctx.config);
-    for (const b of batch) {
-      const headers = signedHeaders(b.entry.event_id, b.entry.body, b.apiKey, now);
-      void this.sender.post(b.url, headers, b.entry.body).then((result) => this.record(b, result));
+    for (const { sending, sends } of batch) {
+      const body = sending.entry.body;
+      let signedWith = '';
+      let signature = '';
+      for (const s of sends) {
+        if (s.apiKey !== signedWith) {
+          signedWith = s.apiKey;
+          signature = serviceSignature(body, s.apiKey);
+        }
+        const headers = signedHeaders(s.target.event_id, body, s.apiKey, now, signature);
+        void this.sender.post(s.url, headers, body).then((result) => this.record(sending, s.target, result));
+      }
     }
   }
 
   /** Logs an attempt's outcome; the attempts that finish in one turn share one transaction. */
-  private record(attempt: Due, result: AttemptResult): void {
-    this.outcomes.push({ attempt, result });
+  private record(sending: Sending, target: OutboxTarget, result: AttemptResult): void {
+    this.outcomes.push({ sending, target, result });
     if (this.outcomes.length === 1) setImmediate(() => this.recordOutcomes());
   }
 
@@ -266,35 +302,52 @@ export class WebhookActor {
     // restart, under the same webhook-id.
     if (this.stopped) return;
     const accounts = new Set<string>();
+    const touched = new Set<Sending>();
     let retryInMs = 0;
     this.ctx.store.transaction(() => {
-      for (const { attempt, result } of outcomes) {
-        const accountId = this.recordOne(attempt.at, attempt.entry, result);
+      for (const { sending, target, result } of outcomes) {
+        const accountId = this.recordOne(sending, target, result);
         if (accountId !== null) accounts.add(accountId);
+        sending.done.add(target.event_id);
+        touched.add(sending);
+      }
+      // An entry leaves the outbox once every target is logged; until then it keeps the others,
+      // so a restart sends only those again.
+      for (const sending of touched) {
+        const { at, entry, done } = sending;
+        const left = entry.targets.filter((target) => !done.has(target.event_id));
+        if (left.length === 0) this.outbox.remove(at);
+        else if (left.length < entry.targets.length) this.outbox.put(at.dueMs, { ...entry, targets: left }, at.slot);
       }
     }).then(
       () => {
         for (const accountId of accounts) for (const hook of this.attempted) hook(accountId);
       },
-      // Not logged (the store refused the write): the entries stay in the outbox and go again
+      // Not logged (the store refused the write): the targets stay in the outbox and go again
       // shortly, rather than in a tight loop.
-      () => (retryInMs = 1000),
+      () => {
+        retryInMs = 1000;
+        for (const { sending, target } of outcomes) sending.done.delete(target.event_id);
+      },
     ).finally(() => {
       // Out of flight only once the outbox no longer holds them, so a pump never sends one twice.
-      for (const { attempt } of outcomes) this.inFlight.delete(attempt.entry.event_id);
+      for (const { sending } of outcomes) {
+        if (--sending.outstanding === 0) this.sending.delete(sending.entry.event_id);
+      }
+      this.inFlight -= outcomes.length;
       this.schedule(retryInMs);
     });
   }
 
   /** Inside a transaction: the outcome of one attempt; the webhook's account, or null if it is gone. */
-  private recordOne(at: DueKey, entry: OutboxEntry, result: AttemptResult): string | null {
+  private recordOne(sending: Sending, target: OutboxTarget, result: AttemptResult): string | null {
     const delays = this.ctx.config.webhookRetryDelaysMs;
     const now = this.ctx.now();
-    this.outbox.remove(at);
-    const webhook = this.webhooks.get(entry.webhook_id, at.slot);
+    const { at, entry } = sending;
+    const webhook = this.webhooks.get(target.webhook_id, at.slot);
     if (!webhook) return null;
     const logged: DeliveryLog = { at: new Date(now).toISOString(), status: result.status, latency_ms: result.latency_ms, error: result.error };
-    this.webhooks.logDelivery(webhook.id, now, entry.event_id, entry.attempt, logged, DELIVERY_LOG_SIZE);
+    this.webhooks.logDelivery(webhook.id, now, target.event_id, entry.attempt, logged, DELIVERY_LOG_SIZE);
     if (result.ok) {
       if (webhook.failure_count !== 0) this.webhooks.update({ ...webhook, failure_count: 0 });
       return webhook.account_id;
@@ -304,7 +357,7 @@ export class WebhookActor {
       // Exponential schedule from config, ±20 % jitter so retries of many events spread out.
       const base = delays[attempt - 1]!;
       const jittered = Math.round(base * (1 - JITTER + Math.random() * 2 * JITTER));
-      this.outbox.put(now + jittered, { ...entry, attempt }, at.slot);
+      this.outbox.put(now + jittered, { event_id: target.event_id, body: entry.body, attempt, targets: [target] }, at.slot);
       return webhook.account_id;
     }
     const failures = webhook.failure_count + 1;

@@ -1,16 +1,37 @@
 // Pending webhook notifications, ordered by when they are due. An entry commits in the same
-// transaction as the message it announces, so a restart resumes it. It lives in its webhook's slot
-// (so it moves with it); the slot index keeps every entry of the shard in due order. Key layout
-// (keys.ts): outbox [slot, due_ms, event_id] → entry.
+// transaction as the message it announces, so a restart resumes it. It lives in its inbox's slot
+// (so it moves with its webhooks); the slot index keeps every entry of the shard in due order. Key
+// layout (keys.ts): outbox [slot, due_ms, event_id] → entry.
+//
+// A message's first attempts to all its inbox's webhooks share one entry: one put per message, and
+// its body stored once, rather than one of each per webhook (10 webhooks: 3 writes at ingest, not
+// 30). An entry keeps the targets not yet attempted and logged; a retry is an entry of its own with
+// one target.
 import type { Database, RootDatabase } from 'lmdb';
 import { openDb, slotIndexOf, type Key } from './keys.js';
 import type { SlotIndex } from './slot-index.js';
 
+/** One notification: the webhook it goes to and the id it goes out under (the same on every retry). */
+export interface OutboxTarget {
+  webhook_id: string;
+  event_id: string;
+}
+
 export interface OutboxEntry {
+  /** The entry's own id, in its key (a retry's is its one target's event id). */
+  event_id: string;
+  body: string;
+  /** Attempts made so far. */
+  attempt: number;
+  /** Targets not yet attempted and logged. */
+  targets: OutboxTarget[];
+}
+
+/** As entries were written before first attempts shared one: a single webhook, under the entry's id. */
+interface SingleTargetEntry {
   event_id: string;
   webhook_id: string;
   body: string;
-  /** Attempts made so far. */
   attempt: number;
 }
 
@@ -21,20 +42,20 @@ export interface DueKey {
 }
 
 export class OutboxStore {
-  private readonly outbox: Database<OutboxEntry, Key>;
+  private readonly outbox: Database<OutboxEntry | SingleTargetEntry, Key>;
   private readonly index: SlotIndex;
 
   constructor(root: RootDatabase) {
-    this.outbox = openDb<OutboxEntry>(root, 'outbox');
+    this.outbox = openDb<OutboxEntry | SingleTargetEntry>(root, 'outbox');
     this.index = slotIndexOf(root);
   }
 
   /**
-   * Inside a transaction: an entry of a webhook this shard holds, in the webhook's slot (looked up
-   * when the caller does not know it).
+   * Inside a transaction: an entry for webhooks this shard holds, in their slot (looked up from its
+   * first target when the caller does not know it).
    */
-  put(dueMs: number, entry: OutboxEntry, slot = this.index.slot('webhooks', [entry.webhook_id])): void {
-    if (slot === undefined) throw new Error(`outbox: no webhook ${entry.webhook_id} on this shard`);
+  put(dueMs: number, entry: OutboxEntry, slot = this.index.slot('webhooks', [entry.targets[0]?.webhook_id ?? ''])): void {
+    if (slot === undefined) throw new Error(`outbox: no webhook ${entry.targets[0]?.webhook_id} on this shard`);
     void this.outbox.put([slot, dueMs, entry.event_id], entry);
   }
 
@@ -48,6 +69,8 @@ export class OutboxStore {
   }
 
   get(at: DueKey): OutboxEntry | undefined {
-    return this.outbox.get([at.slot, at.dueMs, at.eventId]);
+    const stored = this.outbox.get([at.slot, at.dueMs, at.eventId]);
+    if (!stored || 'targets' in stored) return stored;
+    return { event_id: stored.event_id, body: stored.body, attempt: stored.attempt, targets: [{ webhook_id: stored.webhook_id, event_id: stored.event_id }] };
   }
 }

@@ -42,11 +42,12 @@ export function standardSignature(webhookId: string, timestamp: number, body: st
   return `v1,${createHmac('sha256', Buffer.from(apiKey, 'utf8')).update(`${webhookId}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-export function signedHeaders(webhookId: string, body: string, apiKey: string, now = Date.now()): Record<string, string> {
+/** `serviceSig`, when the caller has it: the body's X-Service-Signature, the same for every webhook of a message. */
+export function signedHeaders(webhookId: string, body: string, apiKey: string, now = Date.now(), serviceSig = serviceSignature(body, apiKey)): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   return {
     'content-type': 'application/json',
-    'x-service-signature': serviceSignature(body, apiKey),
+    'x-service-signature': serviceSig,
     'webhook-id': webhookId,
     'webhook-timestamp': String(timestamp),
     'webhook-signature': standardSignature(webhookId, timestamp, body, apiKey),

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { createHmac } from 'node:crypto';
 import { sendMail } from '../helpers/mail.js';
-import { startReceiver, type Receiver } from '../helpers/https-receiver.js';
+import { startReceiver, type Behaviour, type Receiver } from '../helpers/https-receiver.js';
 import { startDnsServer } from '../helpers/dns-server.js';
 import { startService, type Service } from '../helpers/service.js';
 import { until } from '../helpers/wait.js';
@@ -171,6 +171,54 @@ test.serial('webhooks - killed with a retry pending and restarted: the notificat
   const attempts = deliveriesFor(address);
   t.is(attempts.filter((d) => d.status === 200).length, 1);
   t.is(new Set(attempts.map((a) => a.headers['webhook-id'])).size, 1);
+});
+
+/** The receiver's answers to one webhook's URL (they arrive together with its inbox's other webhooks'). */
+function scriptFor(tag: string, ...answers: Behaviour[]): void {
+  const url = new URL(hookUrl(tag));
+  receiver.scripts[url.pathname + url.search] = answers;
+}
+
+async function historyOf(url: string): Promise<Json[]> {
+  const hooks = ((await (await svc.api(acct.api_key, 'GET', '/v1/webhooks')).json()) as Json).data as Json[];
+  const id = hooks.find((w) => w.url === url)!._id;
+  return ((await (await svc.api(acct.api_key, 'GET', `/v1/webhooks/${id}/deliveries`)).json()) as Json).data;
+}
+
+/** What one webhook of the inbox received of the mails with this subject (not the sentinel's). */
+const sentTo = (address: string, tag: string, subject: string) =>
+  deliveriesFor(address).filter((d) => d.url.endsWith(`?t=${tag}`) && JSON.parse(d.body).message.subject === subject);
+
+test.serial('webhooks - three webhooks on one inbox: each gets the message under its own webhook-id; only the failing one is retried', async (t) => {
+  const address = await inbox();
+  for (const tag of ['fan-a', 'fan-b', 'fan-c']) await svc.api(acct.api_key, 'POST', '/v1/webhooks', { url: hookUrl(tag), inbox: address });
+  scriptFor('fan-b', 500);
+  await sendMail(svc.smtpPort, { to: address, subject: 'fan out', text: 'x' });
+  await until(() => sentTo(address, 'fan-b', 'fan out').some((d) => d.status === 200), 'the retried webhook to succeed');
+  await until(async () => (await historyOf(hookUrl('fan-b')))[0]?.status === 200, 'the retry in the history');
+  t.deepEqual((await historyOf(hookUrl('fan-b'))).map((h) => h.status), [200, 500], 'the retry and the failure, newest first');
+  await settledBySentinel(address, 'fan');
+  t.deepEqual(sentTo(address, 'fan-a', 'fan out').map((d) => d.status), [200]);
+  t.deepEqual(sentTo(address, 'fan-c', 'fan out').map((d) => d.status), [200]);
+  t.deepEqual(sentTo(address, 'fan-b', 'fan out').map((d) => d.status), [500, 200]);
+  const ids = (tag: string) => sentTo(address, tag, 'fan out').map((d) => d.headers['webhook-id']);
+  t.is(new Set(ids('fan-b')).size, 1, 'the same webhook-id on the retry');
+  t.is(new Set([...ids('fan-a'), ...ids('fan-b'), ...ids('fan-c')]).size, 3, 'a webhook-id per webhook');
+});
+
+test.serial('webhooks - killed while one webhook of an inbox has answered and another has not: after the restart only the other gets it again', async (t) => {
+  const address = await inbox();
+  for (const tag of ['part-a', 'part-b']) await svc.api(acct.api_key, 'POST', '/v1/webhooks', { url: hookUrl(tag), inbox: address });
+  scriptFor('part-b', 'hang');
+  await sendMail(svc.smtpPort, { to: address, subject: 'half done', text: 'x' });
+  // part-a's success is in its history: logged, with the outbox no longer holding it for part-a.
+  await until(async () => (await historyOf(hookUrl('part-a')))[0]?.status === 200, 'part-a logged');
+  await until(() => sentTo(address, 'part-b', 'half done').length === 1, 'part-b reached');
+  await svc.restart({ hard: true });
+  await until(() => sentTo(address, 'part-b', 'half done').some((d) => d.status === 200), 'part-b sent again after the restart', 60_000);
+  await settledBySentinel(address, 'part');
+  t.deepEqual(sentTo(address, 'part-a', 'half done').map((d) => d.status), [200], 'part-a is not sent again');
+  t.is(new Set(sentTo(address, 'part-b', 'half done').map((d) => d.headers['webhook-id'])).size, 1, 'part-b again under the same webhook-id');
 });
 
 test.serial('webhooks - a 5 MB answer and a receiver that never answers are handled', async (t) => {

@@ -1,6 +1,7 @@
 // A real HTTPS webhook receiver on loopback with a self-signed certificate (made with openssl). It
 // verifies X-Service-Signature in constant time and answers 401 on a mismatch, as SEED.md tells
-// receivers to; a test scripts the status of each next answer.
+// receivers to; a test scripts the status of each next answer,
+// or of each next answer to one webhook's URL.
 import { execFileSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,6 +28,8 @@ export interface Receiver {
   deliveries: Delivery[];
   /** Answers to give, in order; when empty, 200. */
   script: Behaviour[];
+  /** Answers for one request path and query (a webhook's URL), before `script`: for requests that arrive together. */
+  scripts: Record<string, Behaviour[]>;
   /** The API key signatures must be made with. */
   key: string;
   waitFor(count: number, timeoutMs?: number): Promise<void>;
@@ -55,7 +58,7 @@ export async function startReceiver(key = ''): Promise<Receiver> {
   const tls = makeCertificate(dir);
   const hanging = new Set<import('node:http').ServerResponse>();
   const receiver: Receiver = {
-    url: '', caFile: tls.certFile, deliveries: [], script: [], key,
+    url: '', caFile: tls.certFile, deliveries: [], script: [], scripts: {}, key,
     async waitFor(count, timeoutMs = 15_000) {
       const end = Date.now() + timeoutMs;
       while (receiver.deliveries.length < count && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
@@ -74,7 +77,7 @@ export async function startReceiver(key = ''): Promise<Receiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const behaviour = receiver.script.shift() ?? 200;
+      const behaviour = receiver.scripts[req.url ?? '']?.shift() ?? receiver.script.shift() ?? 200;
       const signed = verifySignature(body, req.headers['x-service-signature'] as string | undefined, receiver.key);
       const status = !signed ? 401 : behaviour === 'hang' ? 0 : behaviour === 'huge' ? 200 : behaviour;
       receiver.deliveries.push({ at: Date.now(), url: req.url ?? '', headers: req.headers, body, status });
