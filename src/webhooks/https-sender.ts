@@ -4,17 +4,12 @@
 import { readFileSync } from 'node:fs';
 import { isIP, type LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { Config } from '../config/config.js';
-import { Cancellation } from '../util/cancel.js';
 import { isRefusedAddress, resolveTarget } from './address-policy.js';
 import { makeResolver } from './resolver.js';
 
 const MAX_ANSWER_BYTES = 64 * 1024;
-
-function abortAtDeadline(deadline: Cancellation): void {
-  deadline.abort();
-}
 
 export interface AttemptResult {
   ok: boolean;
@@ -44,40 +39,97 @@ export class HttpsSender {
     this.agent = new Agent({ connections: 64, connect: { lookup, ...(secureContext ? { secureContext } : {}) } });
   }
 
-  async post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
+  post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
     const started = performance.now();
-    const done = (status: number | null, error: string | null): AttemptResult => ({
-      ok: status !== null && status >= 200 && status < 300, status, latency_ms: Math.round(performance.now() - started), error,
-    });
+    const target = new URL(url);
     // Node connects to an address literal without calling `lookup`: check it here instead.
-    const literal = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    const literal = target.hostname.replace(/^\[|\]$/g, '');
     if (!this.config.webhookAllowPrivate && isIP(literal) && isRefusedAddress(literal)) {
-      return done(null, `${literal} is not a public address`);
+      return Promise.resolve(attemptResult(started, null, `${literal} is not a public address`));
     }
     const timeoutMs = this.config.webhookTimeoutMs;
-    // The whole attempt, answer included, ends at the timeout: a receiver dripping its answer
-    // byte by byte would never trip an idle timeout. undici takes any signal with add/remove
-    // listener methods; a Cancellation costs about 8 µs less per request than an AbortController.
-    const deadline = new Cancellation();
-    const timer = setTimeout(abortAtDeadline, timeoutMs, deadline);
-    try {
-      const res = await request(url, {
-        dispatcher: this.agent, method: 'POST', body, signal: deadline as unknown as AbortSignal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
-        headers: { ...headers, 'user-agent': 'Mailcue-Webhooks/1' },
-      });
-      // The status is all a delivery needs: a huge answer is not read (dump closes the connection).
-      await res.body.dump({ limit: MAX_ANSWER_BYTES }).catch(() => undefined);
-      const status = res.statusCode;
-      return done(status, status >= 200 && status < 300 ? null : `HTTP ${status}`);
-    } catch (err) {
-      const timedOut = deadline.aborted || (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT';
-      return done(null, timedOut ? `timed out after ${timeoutMs} ms` : (err as Error).message);
-    } finally {
-      clearTimeout(timer);
-    }
+    return new Promise((resolve) => {
+      this.agent.dispatch(
+        {
+          origin: target.origin, path: target.pathname + target.search, method: 'POST', body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+          headers: { ...headers, 'user-agent': 'Mailcue-Webhooks/1' },
+        },
+        new Attempt(started, timeoutMs, resolve),
+      );
+    });
   }
 
   close(): void {
     void this.agent.destroy();
+  }
+}
+
+function attemptResult(started: number, status: number | null, error: string | null): AttemptResult {
+  return { ok: status !== null && status >= 200 && status < 300, status, latency_ms: Math.round(performance.now() - started), error };
+}
+
+function abortAtDeadline(attempt: Attempt): void {
+  attempt.timeOut();
+}
+
+/**
+ * One POST as undici's dispatcher sees it: the status is all a delivery needs, so the answer's
+ * bytes are counted and dropped, and an answer past MAX_ANSWER_BYTES closes the connection. Driven
+ * by these callbacks rather than by `request()` and a body stream to dump: 24 against 38 µs of
+ * client CPU per keep-alive POST to a loopback HTTPS receiver (64 in flight).
+ */
+class Attempt implements Dispatcher.DispatchHandler {
+  private status: number | null = null;
+  private answerBytes = 0;
+  private abort: ((reason?: Error) => void) | null = null;
+  private timedOut = false;
+  private settled = false;
+  // The whole attempt, answer included, ends at the timeout: a receiver dripping its answer byte by
+  // byte would never trip an idle timeout.
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly started: number, private readonly timeoutMs: number, private readonly resolve: (r: AttemptResult) => void) {
+    this.timer = setTimeout(abortAtDeadline, timeoutMs, this);
+  }
+
+  timeOut(): void {
+    this.timedOut = true;
+    this.abort?.(new Error('deadline'));
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    this.abort = abort;
+    if (this.timedOut) abort(new Error('deadline'));
+  }
+
+  onHeaders(statusCode: number): boolean {
+    this.status = statusCode;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.answerBytes += chunk.length;
+    if (this.answerBytes > MAX_ANSWER_BYTES) {
+      this.settle(this.status, null);
+      this.abort?.(new Error('answer too large'));
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    this.settle(this.status, null);
+  }
+
+  onError(err: Error): void {
+    const timedOut = this.timedOut || (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' || (err as { code?: string }).code === 'UND_ERR_BODY_TIMEOUT';
+    this.settle(null, timedOut ? `timed out after ${this.timeoutMs} ms` : err.message);
+  }
+
+  private settle(status: number | null, error: string | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    const answered = status !== null && error === null;
+    this.resolve(attemptResult(this.started, status, answered && (status < 200 || status >= 300) ? `HTTP ${status}` : error));
   }
 }
