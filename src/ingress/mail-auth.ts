@@ -30,43 +30,59 @@ function dnsError(code: string): Error {
   return Object.assign(new Error(`DNS ${code}`), { code });
 }
 
+/** A lookup in the cache: its answer, and whether that has arrived. */
+interface Lookup {
+  until: number;
+  answer: Promise<unknown>;
+  settled: boolean;
+}
+
 /**
  * mailauth's resolver signature over one shared Resolver and a small cache of answers (and of "no
  * such record"). A lookup in flight is shared, so a burst of mail from one sender asks once.
  */
 class DnsLookups {
-  private readonly cache = new Map<string, { until: number; answer: Promise<unknown> }>();
+  private readonly cache = new Map<string, Lookup>();
 
   constructor(private readonly resolver: Resolver) {}
 
-  resolve(name: string, rrtype: string): Promise<unknown> {
+  private lookup(name: string, rrtype: string): Lookup {
     const key = `${rrtype} ${name.toLowerCase()}`;
     const hit = this.cache.get(key);
-    if (hit && hit.until > Date.now()) return hit.answer;
+    if (hit && hit.until > Date.now()) return hit;
     const answer = this.resolver.resolve(name, rrtype as 'TXT').catch((err: NodeJS.ErrnoException) => {
       const code = err.code ?? 'ESERVFAIL';
       // A failure is not remembered: the next message asks again.
       if (!CACHED_ERRORS.has(code) && this.cache.get(key)?.answer === answer) this.cache.delete(key);
       throw dnsError(code);
     });
+    const lookup: Lookup = { until: Date.now() + CACHE_MS, answer, settled: false };
     // Nobody may be listening when it fails (every caller past its deadline): no unhandled rejection.
-    answer.catch(() => undefined);
+    const settle = () => {
+      lookup.settled = true;
+    };
+    answer.then(settle, settle);
     this.cache.delete(key);
-    this.cache.set(key, { until: Date.now() + CACHE_MS, answer });
+    this.cache.set(key, lookup);
     if (this.cache.size > CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
-    return answer;
+    return lookup;
   }
 
-  /** A resolver for one message: past the deadline every lookup fails at once (a temperror). */
+  /**
+   * A resolver for one message: past the deadline every lookup fails at once (a temperror). An
+   * answer already in the cache is handed over as it is, without a timer to race it.
+   */
   until(deadline: number): (name: string, rrtype: string) => Promise<unknown> {
     return (name, rrtype) => {
       const left = deadline - Date.now();
       if (left <= 0) return Promise.reject(dnsError('ETIMEOUT'));
+      const { answer, settled } = this.lookup(name, rrtype);
+      if (settled) return answer;
       let timer: NodeJS.Timeout;
       const late = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(dnsError('ETIMEOUT')), left);
       });
-      return Promise.race([this.resolve(name, rrtype), late]).finally(() => clearTimeout(timer));
+      return Promise.race([answer, late]).finally(() => clearTimeout(timer));
     };
   }
 }
