@@ -210,6 +210,12 @@ export class WebhookActor {
     const batch: { sending: Sending; sends: Send[] }[] = [];
     const drop: DueKey[] = [];
     let starting = 0;
+    // An account's key is read and compared once per pump, not per target.
+    const keys = new Map<string, string | undefined>();
+    const keyOf = (accountId: string) => {
+      if (!keys.has(accountId)) keys.set(accountId, this.signingKey(accountId));
+      return keys.get(accountId);
+    };
     // Keys first: an entry already in flight is skipped without reading its body.
     entries: for (const due of this.outbox.dueKeys()) {
       if (due.dueMs > now) {
@@ -226,7 +232,7 @@ export class WebhookActor {
         const webhook = this.webhooks.get(target.webhook_id, due.slot);
         // A follower's copy of the outbox waits: the slot's primary sends it (DESIGN.md §8).
         if (webhook && this.sendsFor && !this.sendsFor(webhook.inbox)) continue entries;
-        const apiKey = webhook && !webhook.disabled ? this.signingKey(webhook.account_id) : undefined;
+        const apiKey = webhook && !webhook.disabled ? keyOf(webhook.account_id) : undefined;
         // Deleted or disabled since it was queued: nothing to send.
         if (!webhook || apiKey === undefined) sending.done.add(target.event_id);
         else sends.push({ target, url: webhook.url, apiKey });
@@ -347,7 +353,7 @@ export class WebhookActor {
     const webhook = this.webhooks.get(target.webhook_id, at.slot);
     if (!webhook) return null;
     const logged: DeliveryLog = { at: new Date(now).toISOString(), status: result.status, latency_ms: result.latency_ms, error: result.error };
-    this.webhooks.logDelivery(webhook.id, now, target.event_id, entry.attempt, logged, DELIVERY_LOG_SIZE);
+    this.webhooks.logDelivery(webhook.id, now, target.event_id, entry.attempt, logged, DELIVERY_LOG_SIZE, at.slot);
     if (result.ok) {
       if (webhook.failure_count !== 0) this.webhooks.update({ ...webhook, failure_count: 0 });
       return webhook.account_id;

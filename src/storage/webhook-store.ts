@@ -91,11 +91,10 @@ export class WebhookStore {
   }
 
   /**
-   * Appends to the log of a webhook this shard holds; every TRIM_EVERY entries (and at the first
-   * after a start) it drops all but the newest `keep`.
+   * Appends to the log of a webhook this shard holds (in `slot` when the caller knows it); every
+   * TRIM_EVERY entries (and at the first after a start) it drops all but the newest `keep`.
    */
-  logDelivery(webhookId: string, atMs: number, eventId: string, attempt: number, entry: DeliveryLog, keep: number): void {
-    const slot = this.slotOf(webhookId);
+  logDelivery(webhookId: string, atMs: number, eventId: string, attempt: number, entry: DeliveryLog, keep: number, slot = this.slotOf(webhookId)): void {
     if (slot === undefined) return;
     void this.log.put([slot, webhookId, atMs, eventId, attempt], entry);
     const written = this.untrimmed.get(webhookId);
