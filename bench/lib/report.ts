@@ -10,8 +10,14 @@ export interface Target {
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
+/** Exact: a target is judged on it, and it is rounded only where it is shown. */
 function ratio(a: number | null, b: number | null): number | null {
-  return a !== null && b !== null && b > 0 ? Math.round((a / b) * 100) / 100 : null;
+  return a !== null && b !== null && b > 0 ? a / b : null;
+}
+
+/** A ratio as the target table shows it: two decimals, so 1.9966 reads 1.99×, never a met-looking 2×. */
+function shown(v: number): string {
+  return (Math.floor(v * 100) / 100).toString();
 }
 
 export function evaluateTargets(results: Map<string, ScenarioResult>): Target[] {
@@ -32,17 +38,17 @@ export function evaluateTargets(results: Map<string, ScenarioResult>): Target[] 
   const smtpFloor = ok(get('floor-smtp'));
   const uws = ok(get('floor-uws'));
   const smtpRatio = ratio(num(ingest?.ops_per_s), num(peer?.smtp_ops_per_s));
-  add('smtp-ingest ≥ 2× MailDev SMTP ingest', smtpRatio, (v) => v >= 2, (v) => `${v}× (${ingest!.ops_per_s} vs ${peer!.smtp_ops_per_s} mails/s)`);
+  add('smtp-ingest ≥ 2× MailDev SMTP ingest', smtpRatio, (v) => v >= 2, (v) => `${shown(v)}× (${ingest!.ops_per_s} vs ${peer!.smtp_ops_per_s} mails/s)`);
   const smtpFloorRatio = ratio(num(ingest?.ops_per_s), num(smtpFloor?.ops_per_s));
-  add('smtp-ingest ≥ 0.75× floor-smtp', smtpFloorRatio, (v) => v >= 0.75, (v) => `${v}× (${ingest!.ops_per_s} vs ${smtpFloor!.ops_per_s} mails/s)`);
+  add('smtp-ingest ≥ 0.75× floor-smtp', smtpFloorRatio, (v) => v >= 0.75, (v) => `${shown(v)}× (${ingest!.ops_per_s} vs ${smtpFloor!.ops_per_s} mails/s)`);
   const readRatio = ratio(num(rest?.ops_per_s), num(peer?.read_ops_per_s));
-  add('rest-get-latest ≥ 1.5× MailDev GET /api/email/:id', readRatio, (v) => v >= 1.5, (v) => `${v}× (${rest!.ops_per_s} vs ${peer!.read_ops_per_s} req/s)`);
+  add('rest-get-latest ≥ 1.5× MailDev GET /api/email/:id', readRatio, (v) => v >= 1.5, (v) => `${shown(v)}× (${rest!.ops_per_s} vs ${peer!.read_ops_per_s} req/s)`);
   const restFloorRatio = ratio(num(rest?.ops_per_s), num(uws?.ops_per_s));
-  add('rest-get-latest ≥ 0.35× floor-uws', restFloorRatio, (v) => v >= 0.35, (v) => `${v}× (${rest!.ops_per_s} vs ${uws!.ops_per_s} req/s)`);
+  add('rest-get-latest ≥ 0.35× floor-uws', restFloorRatio, (v) => v >= 0.35, (v) => `${shown(v)}× (${rest!.ops_per_s} vs ${uws!.ops_per_s} req/s)`);
   const mcpRatio = ratio(num(mcp?.ops_per_s), num(grpc?.ops_per_s));
-  add('mcp-get-latest ≥ 2× floor-grpc (unary)', mcpRatio, (v) => v >= 2, (v) => `${v}× (${mcp!.ops_per_s} vs ${grpc!.ops_per_s} calls/s)`);
+  add('mcp-get-latest ≥ 2× floor-grpc (unary)', mcpRatio, (v) => v >= 2, (v) => `${shown(v)}× (${mcp!.ops_per_s} vs ${grpc!.ops_per_s} calls/s)`);
   const mcpRestRatio = ratio(num(mcp?.ops_per_s), num(rest?.ops_per_s));
-  add('mcp-get-latest ≥ 0.8× rest-get-latest', mcpRestRatio, (v) => v >= 0.8, (v) => `${v}× (${mcp!.ops_per_s} vs ${rest!.ops_per_s} req/s)`);
+  add('mcp-get-latest ≥ 0.8× rest-get-latest', mcpRestRatio, (v) => v >= 0.8, (v) => `${shown(v)}× (${mcp!.ops_per_s} vs ${rest!.ops_per_s} req/s)`);
   const p99 = num(wake?.p99_ms);
   const enoughParked = (num(wake?.parked) ?? 0) >= 10_000;
   out.push({
