@@ -43,7 +43,12 @@ export interface WebhookRunResult {
   delivered_during_smtp: number;
 }
 
-const TAG = /hook-(\d+)/;
+/**
+ * A mail's subject names its run and its number. Each run's mails are its own: Mailcue answers a
+ * byte-identical resend with 250 and stores nothing (idempotent ingest), so a counted run whose
+ * mails repeated the warm-up's within the same second of their Date header lost their deliveries.
+ */
+const TAG = /hook(\d+)-(\d+)/;
 const HOOK_PATH = /^\/hook\/(\d+)$/;
 
 class Receiver {
@@ -52,6 +57,8 @@ class Receiver {
   private dataEnd: Float64Array = new Float64Array(0);
   /** Deliveries seen, by mail × fanOut + webhook. */
   private seen = new Uint8Array(0);
+  /** The run whose deliveries are counted now. */
+  private runNo = 0;
   private fanOut = 1;
   private latency = new Samples();
   private delivered = 0;
@@ -89,7 +96,7 @@ class Receiver {
     try {
       const event = JSON.parse(body.toString('utf8'));
       const m = event?.event === 'new_message' ? TAG.exec(String(event.message?.subject ?? '')) : null;
-      if (m) i = Number(m[1]);
+      if (m && Number(m[1]) === this.runNo) i = Number(m[2]);
     } catch {
       /* not JSON */
     }
@@ -112,11 +119,12 @@ class Receiver {
 
   async run(p: RunParams): Promise<WebhookRunResult> {
     this.fanOut = p.fanOut;
+    this.runNo++;
     this.dataEnd = new Float64Array(p.total);
     this.seen = new Uint8Array(p.total * p.fanOut);
     this.latency = new Samples();
     this.delivered = this.duplicates = this.badSignature = this.unmatched = 0;
-    const mails = Array.from({ length: p.total }, (_, i) => smallMail(p.inboxes[i % p.inboxes.length]!, `hook-${i}`, i));
+    const mails = Array.from({ length: p.total }, (_, i) => smallMail(p.inboxes[i % p.inboxes.length]!, `hook${this.runNo}-${i}`, i));
     const conns = await Promise.all(Array.from({ length: p.connections }, () => SmtpConnection.open('127.0.0.1', p.smtpPort)));
     let done: () => void = () => undefined;
     const allDelivered = new Promise<void>((resolve) => (done = resolve));
