@@ -109,9 +109,10 @@ export class MessageStore {
   private releaseSource(address: string, id: string): void {
     const slot = slotOf(address);
     void this.legacySources.remove([slot, address, id]);
-    const refs = this.sourceRefs.get([slot, id]) ?? 1;
+    const counted = this.sourceRefs.get([slot, id]);
+    const refs = counted ?? 1;
     if (refs > 2) void this.sourceRefs.put([slot, id], refs - 1);
-    else void this.sourceRefs.remove([slot, id]);
+    else if (counted !== undefined) void this.sourceRefs.remove([slot, id]);
     if (refs <= 1) void this.sources.remove([slot, id]);
   }
 

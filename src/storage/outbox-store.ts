@@ -50,12 +50,8 @@ export class OutboxStore {
     this.index = slotIndexOf(root);
   }
 
-  /**
-   * Inside a transaction: an entry for webhooks this shard holds, in their slot (looked up from its
-   * first target when the caller does not know it).
-   */
-  put(dueMs: number, entry: OutboxEntry, slot = this.index.slot('webhooks', [entry.targets[0]?.webhook_id ?? ''])): void {
-    if (slot === undefined) throw new Error(`outbox: no webhook ${entry.targets[0]?.webhook_id} on this shard`);
+  /** Inside a transaction: an entry for webhooks of an inbox in `slot` (its webhooks' slot). */
+  put(dueMs: number, entry: OutboxEntry, slot: number): void {
     void this.outbox.put([slot, dueMs, entry.event_id], entry);
   }
 

@@ -48,7 +48,7 @@ async function populate(store: ShardStore) {
     store.webhooks.create({ id: 'wh_a', account_id: ACCOUNT, inbox: a, url: 'https://h.example/', created_at: at, failure_count: 0, disabled: false });
     void store.webhooks.putSealedKey(ACCOUNT, new Uint8Array([7, 7]));
     store.webhooks.logDelivery('wh_a', 1000, 'evt_1', 0, { at, status: 200, latency_ms: 1, error: null }, 100);
-    store.outbox.put(2000, { event_id: 'evt_2', body: '{}', attempt: 0, targets: [{ webhook_id: 'wh_a', event_id: 'evt_2' }] });
+    store.outbox.put(2000, { event_id: 'evt_2', body: '{}', attempt: 0, targets: [{ webhook_id: 'wh_a', event_id: 'evt_2' }] }, slotOf(a));
     void store.tokens.put('tok_hash', { account_id: ACCOUNT, kind: 'access_token', expires_at: 4e12, scope: 'mcp' });
   });
   return { a, b };
