@@ -29,6 +29,17 @@ const OWN: Scenario[] = [parkedWaiters, peerMaildev];
 const READ_INBOXES = 1000;
 const RESULTS = path.resolve('bench/results/latest.json');
 
+/** BENCH_SERVICE_ENV="NAME=value …": settings for the measured service, to weigh a configuration against the defaults. */
+function serviceEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (process.env.BENCH_SERVICE_ENV ?? '').split(' ').filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new Error(`BENCH_SERVICE_ENV: "${pair}" is not NAME=value`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
 function parseArgs(argv: string[]) {
   const quick = argv.includes('--quick');
   const i = argv.indexOf('--only');
@@ -65,7 +76,7 @@ async function main(): Promise<void> {
     if (SHARED.some(wanted)) {
       log(`starting Mailcue (${quick ? 'quick' : 'full'} run)`);
       mailcue = await Mailcue.start({
-        env: tls ? { MAILCUE_WEBHOOK_CA_FILE: tls.caFile } : {},
+        env: { ...(tls ? { MAILCUE_WEBHOOK_CA_FILE: tls.caFile } : {}), ...serviceEnv() },
         nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean),
       });
     }
