@@ -7,7 +7,7 @@
  * ("*code" finds "Sicherheitscode", "verif*" finds "verifying"). Phrases without Latin or Cyrillic
  * letters (CJK, Hangul) never need boundaries. Where phrases overlap, the match that starts first
  * wins, then the longest, so "postal code" beats "code" and "promo code" is never a code word.
- * All phrases compile into one regex shaped as a prefix trie; the input is lower-cased first.
+ * Phrases compile into prefix-trie regexes, one per first character; the input is lower-cased first.
  */
 export interface Hit {
   start: number;
@@ -99,14 +99,64 @@ function trieSource(patterns: string[]): string {
   return emit(root);
 }
 
-/** A character class body listing the possible first characters of the patterns. */
-function firstChars(patterns: string[]): string {
-  const set = new Set<string>();
-  for (const p of patterns) {
-    const a = atoms(p)[0]!;
-    set.add(a.startsWith('[') ? a.slice(1, a.indexOf(']')) : a);
+/** The UTF-16 codes a pattern's first atom matches: a character, an escaped one, or a class. */
+function firstCodes(pattern: string): number[] {
+  const atom = atoms(pattern)[0]!;
+  if (atom.endsWith('?') || atom.startsWith('(?')) throw new Error(`keyword pattern "${pattern}" has no fixed first character`);
+  if (atom.length === 1) return [atom.charCodeAt(0)];
+  if (atom.length === 2 && atom[0] === '\\') return [atom.charCodeAt(1)];
+  const cls = new RegExp(`^${atom}$`);
+  const codes: number[] = [];
+  for (let code = 0; code <= 0xffff; code++) if (cls.test(String.fromCharCode(code))) codes.push(code);
+  return codes;
+}
+
+/** Whether a UTF-16 code is in WORD, the class the boundaries test (lower-cased input). */
+function isWordCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 0xaa || c === 0xb5 || c === 0xba || (c >= 0xdf && c <= 0xf6) || (c >= 0xf8 && c <= 0x24f) || (c >= 0x370 && c <= 0x4ff);
+}
+
+const DIRECT_CODES = 0x500;
+
+/**
+ * One sticky trie regex per first character, for the phrases that can start with it. The scan
+ * tries a position only when its character starts some phrase (and, for bounded phrases, a word):
+ * one table lookup rejects the rest, and the engine never walks the alternation of every other
+ * first character. A position's phrases keep their order from the whole trie, so the longest
+ * still wins.
+ */
+class FirstCharIndex {
+  private readonly direct: (RegExp | undefined)[] = new Array<RegExp | undefined>(DIRECT_CODES).fill(undefined);
+  private readonly other = new Map<number, RegExp>();
+
+  constructor(patterns: string[]) {
+    const byCode = new Map<number, string[]>();
+    for (const p of patterns) {
+      for (const code of firstCodes(p)) {
+        const list = byCode.get(code);
+        if (list) list.push(p);
+        else byCode.set(code, [p]);
+      }
+    }
+    for (const [code, list] of byCode) {
+      const re = new RegExp(trieSource(list), 'y');
+      if (code < DIRECT_CODES) this.direct[code] = re;
+      else this.other.set(code, re);
+    }
   }
-  return [...set].map((c) => (c === '-' || c === ']' || c === '^' ? `\\${c}` : c)).join('');
+
+  /** The length of the phrase starting at `at`, or 0. */
+  matchAt(text: string, at: number, code: number): number {
+    const re = code < DIRECT_CODES ? this.direct[code] : this.other.get(code);
+    if (re === undefined) return 0;
+    re.lastIndex = at;
+    return re.test(text) ? re.lastIndex - at : 0;
+  }
+
+  /** Whether any phrase starts with this character. */
+  starts(code: number): boolean {
+    return code < DIRECT_CODES ? this.direct[code] !== undefined : this.other.has(code);
+  }
 }
 
 /**
@@ -118,7 +168,9 @@ function isPhrase(matched: string): boolean {
 }
 
 export class KeywordMatcher {
-  private readonly re: RegExp;
+  /** Phrases that start at a word boundary, and those that may start inside a word ("*code", CJK). */
+  private readonly bounded: FirstCharIndex;
+  private readonly open: FirstCharIndex;
   private readonly kinds = new Map<string, number>();
   /** Matched text → kind; few distinct spellings occur, so normalising each once is enough. */
   private readonly seen = new Map<string, number | undefined>();
@@ -139,31 +191,35 @@ export class KeywordMatcher {
         (wordy && !phrase.startsWith('*') ? bounded : open).push(toPattern(core) + right);
       }
     }
-    // Each group opens with a lookahead on its possible first characters, so most positions are
-    // rejected by one class test before the boundary lookbehind or the trie is tried.
-    const parts: string[] = [];
-    if (bounded.length) parts.push(`(?=[${firstChars(bounded)}])(?<![${WORD}])${trieSource(bounded)}`);
-    if (open.length) parts.push(`(?=[${firstChars(open)}])${trieSource(open)}`);
-    this.re = new RegExp(parts.join('|'), 'g');
+    this.bounded = new FirstCharIndex(bounded);
+    this.open = new FirstCharIndex(open);
   }
 
-  /** All non-overlapping hits in text[from, to), in order. Callers keep the range short. */
+  /**
+   * All non-overlapping hits in text[from, to), in order: at each position a bounded phrase first,
+   * then an open one; after a hit the scan goes on from its end. Callers keep the range short.
+   */
   find(text: string, from = 0, to = text.length): Hit[] {
     const slice = lower(from === 0 && to === text.length ? text : text.slice(from, to));
     const hits: Hit[] = [];
-    this.re.lastIndex = 0;
-    let m: RegExpExecArray | null;
-    while ((m = this.re.exec(slice)) !== null) {
-      if (m[0] === '') {
-        this.re.lastIndex++;
+    let i = 0;
+    while (i < slice.length) {
+      const code = slice.charCodeAt(i);
+      let length = 0;
+      if (this.bounded.starts(code) && (i === 0 || !isWordCode(slice.charCodeAt(i - 1)))) length = this.bounded.matchAt(slice, i, code);
+      if (length === 0) length = this.open.matchAt(slice, i, code);
+      if (length === 0) {
+        i++;
         continue;
       }
-      let kind = this.seen.get(m[0]);
-      if (kind === undefined && !this.seen.has(m[0])) {
-        kind = this.kinds.get(norm(m[0]));
-        if (this.seen.size < 4096) this.seen.set(m[0], kind);
+      const matched = slice.slice(i, i + length);
+      let kind = this.seen.get(matched);
+      if (kind === undefined && !this.seen.has(matched)) {
+        kind = this.kinds.get(norm(matched));
+        if (this.seen.size < 4096) this.seen.set(matched, kind);
       }
-      if (kind !== undefined) hits.push({ start: from + m.index, end: from + m.index + m[0].length, kind, phrase: isPhrase(m[0]) });
+      if (kind !== undefined) hits.push({ start: from + i, end: from + i + length, kind, phrase: isPhrase(matched) });
+      i += length;
     }
     return hits;
   }
