@@ -16,6 +16,9 @@ test('a bounded phrase needs a word boundary on both sides', (t) => {
   t.deepEqual(found('xcode codex code'), [['code', CODE]]);
   t.deepEqual(found('акод код'), [['код', CODE]]);
   t.deepEqual(found('CODE: 1'), [['CODE', CODE]]);
+  // Letters of Latin-1, Latin Extended and Greek are word characters too; punctuation is not.
+  t.deepEqual(found('ßcode µcode ªcode ŋcode ωcode'), []);
+  t.deepEqual(found('«code» ¿code? ·code'), [['code', CODE], ['code', CODE], ['code', CODE]]);
 });
 
 test('a space or hyphen in a phrase matches a space, a hyphen or nothing', (t) => {
