@@ -145,17 +145,12 @@ class FirstCharIndex {
     }
   }
 
-  /** The length of the phrase starting at `at`, or 0. */
+  /** The length of the phrase starting at `at` (whose character is `code`), or 0: none starts with it. */
   matchAt(text: string, at: number, code: number): number {
     const re = code < DIRECT_CODES ? this.direct[code] : this.other.get(code);
     if (re === undefined) return 0;
     re.lastIndex = at;
     return re.test(text) ? re.lastIndex - at : 0;
-  }
-
-  /** Whether any phrase starts with this character. */
-  starts(code: number): boolean {
-    return code < DIRECT_CODES ? this.direct[code] !== undefined : this.other.has(code);
   }
 }
 
@@ -206,7 +201,7 @@ export class KeywordMatcher {
     while (i < slice.length) {
       const code = slice.charCodeAt(i);
       let length = 0;
-      if (this.bounded.starts(code) && (i === 0 || !isWordCode(slice.charCodeAt(i - 1)))) length = this.bounded.matchAt(slice, i, code);
+      if (i === 0 || !isWordCode(slice.charCodeAt(i - 1))) length = this.bounded.matchAt(slice, i, code);
       if (length === 0) length = this.open.matchAt(slice, i, code);
       if (length === 0) {
         i++;

@@ -1,7 +1,7 @@
 // A real HTTPS webhook receiver on loopback with a self-signed certificate (made with openssl). It
 // verifies X-Service-Signature in constant time and answers 401 on a mismatch, as SEED.md tells
-// receivers to; a test scripts the status of each next answer,
-// or of each next answer to one webhook's URL.
+// receivers to; a test scripts the status of each next answer, or of each next answer to one
+// webhook's URL.
 import { execFileSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
