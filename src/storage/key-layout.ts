@@ -1,15 +1,20 @@
-// Key layouts of a shard's LMDB env. Layout 1 (releases before slot-prefixed keys) built keys
-// without their slot; layout 2 (keys.ts) starts every slot-bound key with it. An env still in
-// layout 1 is rewritten in place when it is first opened, in bounded transactions, before any
-// store uses it, and `meta` then records layout 2. A rewrite that stops halfway (a crash) resumes:
-// each transaction moves whole records, and a key already in layout 2 is left alone.
+// Layouts of a shard's LMDB env. Layout 1 (releases before slot-prefixed keys) built keys without
+// their slot; layout 2 (keys.ts) starts every slot-bound key with it; layout 3 keeps the same keys
+// and lets records name structures shared through the `structures` database
+// (record-structures.ts), which a release of layout 2 could not decode. An env still in layout 1 is
+// rewritten in place when it is first opened, in bounded transactions, before any store uses it,
+// and `meta` then records the current layout. A rewrite that stops halfway (a crash) resumes: each
+// transaction moves whole records, and a key already in layout 2 is left alone. Layout 2 needs no
+// rewrite: its records carry their own structures and still read as they are.
 import type { Database, RootDatabase } from 'lmdb';
 import { slotOf } from '../cluster/slots.js';
 import { BINARY_DATABASES, batches, isSlotBound, type Key } from './keys.js';
 import { approxBytes, type OplogEntry } from './oplog.js';
 import { SlotIndex } from './slot-index.js';
 
-export const KEY_LAYOUT = 2;
+export const KEY_LAYOUT = 3;
+/** The first layout with slot-prefixed keys. */
+const SLOT_KEYS_LAYOUT = 2;
 const LAYOUT_KEY = 'key_layout';
 /** Bounds of one rewrite transaction. */
 const BATCH_RECORDS = 1000;
@@ -81,13 +86,17 @@ function* byBytes<T extends { value: unknown }>(records: T[]): Generator<T[]> {
   if (run.length > 0) yield run;
 }
 
-/** Rewrites an env of layout 1 to layout 2; null when it already was (or is new). */
+/** Rewrites an env of layout 1 to the current layout; null when there was nothing to rewrite (or it is new). */
 export function migrateKeyLayout(root: RootDatabase, dir: string): KeyLayoutReport | null {
   const meta = root.openDB<number, string>({ name: 'meta' });
   const have = meta.get(LAYOUT_KEY);
   if (have === KEY_LAYOUT) return null;
   if (have !== undefined && have > KEY_LAYOUT) {
     throw new Error(`the data dir ${dir} has key layout ${have}, written by a newer Mailcue; this release reads layout ${KEY_LAYOUT}`);
+  }
+  if (have !== undefined && have >= SLOT_KEYS_LAYOUT) {
+    meta.putSync(LAYOUT_KEY, KEY_LAYOUT);
+    return null;
   }
   const started = performance.now();
   const open = (name: string) => root.openDB<unknown, Key>(BINARY_DATABASES.has(name) ? { name, encoding: 'binary' } : { name });

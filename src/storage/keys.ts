@@ -5,6 +5,7 @@
 import type { Database, RootDatabase } from 'lmdb';
 import { SLOT_COUNT, slotOf } from '../cluster/slots.js';
 import type { Oplog } from './oplog.js';
+import { sharedStructures } from './record-structures.js';
 import type { SlotIndex } from './slot-index.js';
 
 export type Key = string | (string | number)[];
@@ -123,7 +124,7 @@ export function slotIndexOf(root: RootDatabase): SlotIndex {
 }
 
 export function openDb<V, K extends Key = Key>(root: RootDatabase, name: string): Database<V, K> {
-  const db = root.openDB<V, K>(BINARY_DATABASES.has(name) ? { name, encoding: 'binary' } : { name });
+  const db = root.openDB<V, K>(BINARY_DATABASES.has(name) ? { name, encoding: 'binary' } : { name, ...sharedStructures(root, name) });
   const h = hooks.get(root);
   h?.oplog.attach(name, db as unknown as Database<V, Key>);
   h?.index.attach(name, db as unknown as Database<V, Key>);

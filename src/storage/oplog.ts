@@ -8,6 +8,7 @@
 import type { Database, RootDatabase } from 'lmdb';
 import { SLOT_COUNT } from '../cluster/slots.js';
 import { isSlotBound, slotOfKey, type Key } from './keys.js';
+import { sharedStructures } from './record-structures.js';
 
 /** Entries are kept this long after they are written, then trimmed. */
 export const OPLOG_RETENTION_MS = 60 * 60 * 1000;
@@ -54,7 +55,7 @@ export class Oplog {
   readonly db: Database<OplogEntry, Key>;
 
   constructor(root: RootDatabase, private readonly now: () => number = Date.now) {
-    this.db = root.openDB<OplogEntry, Key>({ name: 'oplog' });
+    this.db = root.openDB<OplogEntry, Key>({ name: 'oplog', ...sharedStructures(root, 'oplog') });
     this.positions = root.openDB<ReplicaPosition, number>({ name: 'replica_positions' });
     for (let slot = 0; slot < SLOT_COUNT; slot++) {
       for (const key of this.db.getKeys({ start: [slot, MAX_SEQ], end: [slot], reverse: true, limit: 1 })) this.seqs[slot] = (key as number[])[1]!;

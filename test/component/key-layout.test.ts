@@ -131,9 +131,9 @@ test('key layout - a data dir written by a newer layout is refused with one clea
   const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'mailcue-layout-')), 'shard');
   t.teardown(() => rmSync(path.dirname(dir), { recursive: true, force: true }));
   const root = open({ path: dir, maxDbs: 32 });
-  root.openDB<number, string>({ name: 'meta' }).putSync('key_layout', 3);
+  root.openDB<number, string>({ name: 'meta' }).putSync('key_layout', 4);
   await root.close();
   const err = t.throws(() => openShardStore(dir));
-  t.regex(err!.message, /key layout 3, written by a newer Mailcue; this release reads layout 2/);
+  t.regex(err!.message, /key layout 4, written by a newer Mailcue; this release reads layout 3/);
   t.notRegex(err!.message, /\n/);
 });
