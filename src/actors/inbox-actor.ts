@@ -4,7 +4,7 @@ import { fail, MailcueError } from '../errors/registry.js';
 import { answersAuthWait, type Authentication } from '../contract/authentication.js';
 import { messageIdCursor, newMessageId } from '../util/ids.js';
 import { latestMessageView } from '../mail/message-view.js';
-import type { InboxCommand, MessageCommand } from '../contract/commands.js';
+import type { InboxCommand, MessageCommand, MessageListQuery } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
 import { ANSWERED_LATER, type DeliverResult, type RequestScope, type WaitResult } from '../contract/results.js';
 import { promised, type Sink } from '../util/sink.js';
@@ -46,6 +46,10 @@ export class InboxActor {
         return this.deliver(cmd);
       case 'message.list':
         return this.listMessages(cmd);
+      case 'message.list_view': {
+        const data = this.listMessages(cmd);
+        return JSON.stringify({ count: data.length, data });
+      }
       case 'message.latest': {
         this.owned(cmd.accountId, cmd.address);
         const newest = this.newest(cmd.address);
@@ -231,7 +235,7 @@ export class InboxActor {
     return undefined;
   }
 
-  private listMessages(cmd: Extract<MessageCommand, { type: 'message.list' }>): MessageSummary[] {
+  private listMessages(cmd: MessageListQuery): MessageSummary[] {
     this.owned(cmd.accountId, cmd.address);
     const query = cmd.query ? cmd.query.toLowerCase() : null;
     const out: MessageSummary[] = [];

@@ -69,14 +69,22 @@ export type InboxCommand =
   /** The sender-authentication result of a message delivered (to these inboxes) while its check still ran. */
   | { type: 'message.set_auth'; addresses: string[]; id: string; authentication: Authentication };
 
+/** Which of an inbox's messages a list shows, newest first. */
+export interface MessageListQuery {
+  accountId: string;
+  address: string;
+  limit: number;
+  unreadOnly: boolean;
+  /** Page on: only messages older than this id. */
+  before?: string | null;
+  /** Only messages whose sender, subject or code contains this (case-insensitive). */
+  query?: string | null;
+}
+
 export type MessageCommand =
-  | {
-      type: 'message.list'; accountId: string; address: string; limit: number; unreadOnly: boolean;
-      /** Page on: only messages older than this id. */
-      before?: string | null;
-      /** Only messages whose sender, subject or code contains this (case-insensitive). */
-      query?: string | null;
-    }
+  | ({ type: 'message.list' } & MessageListQuery)
+  /** The same list as REST answers it: JSON text of `{count, data}`, which the front passes through. */
+  | ({ type: 'message.list_view' } & MessageListQuery)
   | { type: 'message.get'; accountId: string; address: string; id: string; markRead: boolean }
   /**
    * The newest record without headers; `includeRaw`: also the text and HTML parts. Answered for

@@ -40,7 +40,7 @@ interface Pending {
  * long-polls. Only these are sent again when their stream breaks.
  */
 const IDEMPOTENT = new Set<string>([
-  'inbox.get', 'inbox.list', 'inbox.accepts', 'message.list', 'message.get', 'message.latest', 'message.latest_view', 'message.raw', 'message.wait',
+  'inbox.get', 'inbox.list', 'inbox.accepts', 'message.list', 'message.list_view', 'message.get', 'message.latest', 'message.latest_view', 'message.raw', 'message.wait',
   'account.get', 'account.usage', 'account.api_key', 'account.sessions', 'domain.list', 'domain.get', 'domain.verified_for',
   'webhook.list', 'webhook.deliveries', 'shard.stats', 'shard.ping',
 ]);

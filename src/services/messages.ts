@@ -28,6 +28,13 @@ export function listMessages(deps: Deps, caller: Caller, address: string, limit:
   });
 }
 
+/** listMessages() as REST answers it: JSON text of `{count, data}`, built on the shard. */
+export function listMessagesJson(deps: Deps, caller: Caller, address: string, limit: number, unreadOnly: boolean, filter: ListFilter = {}): Promise<string> {
+  return deps.cluster.call({
+    type: 'message.list_view', accountId: caller.accountId, address, limit, unreadOnly, before: filter.before ?? null, query: filter.query ?? null,
+  });
+}
+
 /** The newest message's view for get_latest_email (src/mail/message-view.ts), as JSON text, or null when the inbox is empty. */
 export function latestMessageJson(deps: Deps, caller: Caller, address: string, includeRaw: boolean): Promise<string | null> {
   return deps.cluster.call({ type: 'message.latest_view', accountId: caller.accountId, address, includeRaw });

@@ -62,6 +62,8 @@ test('messages - text, html, attachment and non-ASCII subject read back through 
   t.regex(sent.response, /^250/);
 
   const list = await json(await svc.api(key, 'GET', `/v1/inboxes/${inbox}/messages`));
+  t.deepEqual(Object.keys(list), ['success', 'count', 'data'], 'the list the shard wrote is spliced after success, once');
+  t.true(list.success);
   t.is(list.count, 1);
   const summary = list.data[0];
   t.regex(summary.id, /^msg_/);

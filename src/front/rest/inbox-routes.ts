@@ -10,7 +10,7 @@ import type { Router } from '../http/router.js';
 import { detached } from '../../util/detached.js';
 import type { Sink } from '../../util/sink.js';
 import type { WaitResult } from '../../contract/results.js';
-import { ok } from './respond.js';
+import { ok, okJsonFields } from './respond.js';
 
 const WAIT_DEFAULT_S = 30;
 const SEARCH_MAX_CHARS = 200;
@@ -80,9 +80,9 @@ export function inboxRoutes(router: Router, deps: Deps): void {
         const before = optionalSince(query.get('before'), 'before');
         const q = query.get('q') || null;
         if (q !== null && q.length > SEARCH_MAX_CHARS) fail('invalid_parameter', `q must be at most ${SEARCH_MAX_CHARS} characters`, { param: 'q' });
-        return messages.listMessages(deps, who, address(ex), limit, unreadOnly, { before, query: q });
+        return messages.listMessagesJson(deps, who, address(ex), limit, unreadOnly, { before, query: q });
       });
-      ok(ex, 200, { count: data.length, data });
+      okJsonFields(ex, 200, data);
     })
     .add('get', '/v1/inboxes/:address/messages/wait', async (ex) => {
       const who = await caller(deps, ex);

@@ -11,6 +11,14 @@ export function ok(ex: Exchange, status: number, body: Record<string, unknown>):
   ex.sendJson(status, { success: true, ...body });
 }
 
+/**
+ * ok() for a body whose fields are JSON object text already (built on a shard): spliced after
+ * `success` rather than parsed and encoded again on the front's event loop.
+ */
+export function okJsonFields(ex: Exchange, status: number, objectJson: string): void {
+  ex.sendJsonText(status, objectJson === '{}' ? '{"success":true}' : `{"success":true,${objectJson.slice(1)}`);
+}
+
 export function restErrorBody(err: MailcueError): Record<string, unknown> {
   const body: Record<string, unknown> = { success: false, error: err.code, message: err.message };
   for (const [k, v] of Object.entries(err.details ?? {})) if (!HEADER_ONLY.has(k)) body[k] = v;
