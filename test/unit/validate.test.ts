@@ -10,9 +10,13 @@ test('validate - domain names follow the hostname rules', (t) => {
   t.is(normalizeDomain(`${'a'.repeat(63)}.com`), `${'a'.repeat(63)}.com`);
 });
 
-test('validate - addresses are lowercased and checked', (t) => {
-  t.deepEqual(normalizeAddress('Agent+1@Mailcue.TEST'), { address: 'agent+1@mailcue.test', local: 'agent+1', domain: 'mailcue.test' });
-  for (const bad of ['nobody', '@x.com', 'a@', 'a b@x.com', 'a..b@x.com', 'a@localhost']) t.is(normalizeAddress(bad), null, bad);
+test('validate - addresses are lowercased and checked, the same answer when asked again (they are remembered)', (t) => {
+  for (let round = 0; round < 2; round++) {
+    t.deepEqual(normalizeAddress('Agent+1@Mailcue.TEST'), { address: 'agent+1@mailcue.test', local: 'agent+1', domain: 'mailcue.test' });
+    for (const bad of ['nobody', '@x.com', 'a@', 'a b@x.com', 'a..b@x.com', 'a@localhost']) t.is(normalizeAddress(bad), null, bad);
+    t.is(normalizeAddress(`${'a'.repeat(1 << 20)}@mailcue.test`), null, 'longer than an address');
+    t.is(normalizeAddress(`  ${'b'.repeat(60)}@Mailcue.test `)?.address, `${'b'.repeat(60)}@mailcue.test`);
+  }
 });
 
 test('validate - ranges are refused, never clamped', (t) => {
