@@ -33,9 +33,10 @@ function clip(value: string | null | undefined): string | null {
 /**
  * mailparser's own HTML-to-text conversion costs more than the rest of parsing put together, so it
  * is off: extraction reads the HTML itself, and an HTML-only message gets its text from the same
- * single-pass reader.
+ * single-pass reader. Nothing reads an attachment's checksum, so its MD5 is not computed (a 100 KB
+ * bench mail parsed in 1,133-1,432 µs with it, 960-1,035 µs without; sizes are still counted).
  */
-const PARSER_OPTIONS = { skipImageLinks: true, skipTextToHtml: true, skipHtmlToText: true } as const;
+const PARSER_OPTIONS = { skipImageLinks: true, skipTextToHtml: true, skipHtmlToText: true, checksumAlgo: false } as const;
 
 export async function parseMail(raw: Uint8Array): Promise<ParsedMessage> {
   const parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), PARSER_OPTIONS);
