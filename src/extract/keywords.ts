@@ -111,12 +111,20 @@ function firstCodes(pattern: string): number[] {
   return codes;
 }
 
+const DIRECT_CODES = 0x500;
+
+/** WORD as a table of UTF-16 codes: every code it lists is below DIRECT_CODES. */
+const WORD_CODES = (() => {
+  const word = new RegExp(`[${WORD}]`);
+  const table = new Uint8Array(DIRECT_CODES);
+  for (let code = 0; code < DIRECT_CODES; code++) table[code] = word.test(String.fromCharCode(code)) ? 1 : 0;
+  return table;
+})();
+
 /** Whether a UTF-16 code is in WORD, the class the boundaries test (lower-cased input). */
 function isWordCode(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 0xaa || c === 0xb5 || c === 0xba || (c >= 0xdf && c <= 0xf6) || (c >= 0xf8 && c <= 0x24f) || (c >= 0x370 && c <= 0x4ff);
+  return c < DIRECT_CODES && WORD_CODES[c] === 1;
 }
-
-const DIRECT_CODES = 0x500;
 
 /**
  * One sticky trie regex per first character, for the phrases that can start with it. The scan

@@ -1,5 +1,6 @@
 // Message operations shared by REST and the agent tools, including the long-poll wait that parks
 // on the shard owning the inbox.
+import type { MessageListQuery } from '../contract/commands.js';
 import type { WaitResult } from '../contract/results.js';
 import { extractionOf, type MessageRecord, type MessageSummary } from '../contract/model.js';
 import { verdict } from '../contract/authentication.js';
@@ -22,17 +23,17 @@ export interface ListFilter {
   query?: string | null;
 }
 
+function listQuery(caller: Caller, address: string, limit: number, unreadOnly: boolean, filter: ListFilter): MessageListQuery {
+  return { accountId: caller.accountId, address, limit, unreadOnly, before: filter.before ?? null, query: filter.query ?? null };
+}
+
 export function listMessages(deps: Deps, caller: Caller, address: string, limit: number, unreadOnly: boolean, filter: ListFilter = {}): Promise<MessageSummary[]> {
-  return deps.cluster.call({
-    type: 'message.list', accountId: caller.accountId, address, limit, unreadOnly, before: filter.before ?? null, query: filter.query ?? null,
-  });
+  return deps.cluster.call({ type: 'message.list', ...listQuery(caller, address, limit, unreadOnly, filter) });
 }
 
 /** listMessages() as REST answers it: JSON text of `{count, data}`, built on the shard. */
 export function listMessagesJson(deps: Deps, caller: Caller, address: string, limit: number, unreadOnly: boolean, filter: ListFilter = {}): Promise<string> {
-  return deps.cluster.call({
-    type: 'message.list_view', accountId: caller.accountId, address, limit, unreadOnly, before: filter.before ?? null, query: filter.query ?? null,
-  });
+  return deps.cluster.call({ type: 'message.list_view', ...listQuery(caller, address, limit, unreadOnly, filter) });
 }
 
 /** The newest message's view for get_latest_email (src/mail/message-view.ts), as JSON text, or null when the inbox is empty. */

@@ -12,9 +12,11 @@
 // Another handle on the same env (a second process, the admin CLI) that meets an id it does not
 // know reloads the list, and one whose list is stale when it adds a structure finds out here
 // (`isCompatible`) and encodes again: msgpackr's protocol for shared structures.
-import type { RootDatabase } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
 
 const STRUCTURES_DB = 'structures';
+/** The `structures` database of each env, opened once (opening a database commits a transaction). */
+const structuresOf = new WeakMap<RootDatabase, Database<unknown[], string>>();
 
 export interface SharedStructuresOptions {
   getStructures(): unknown;
@@ -23,7 +25,8 @@ export interface SharedStructuresOptions {
 
 /** The encoder options that make database `name` of `root` share its structures. */
 export function sharedStructures(root: RootDatabase, name: string): SharedStructuresOptions {
-  const store = root.openDB<unknown[], string>({ name: STRUCTURES_DB });
+  let store = structuresOf.get(root);
+  if (!store) structuresOf.set(root, (store = root.openDB<unknown[], string>({ name: STRUCTURES_DB })));
   return {
     getStructures: () => store.get(name),
     // Called while a record is encoded, usually inside the transaction writing it: the structures

@@ -12,11 +12,11 @@ export function ok(ex: Exchange, status: number, body: Record<string, unknown>):
 }
 
 /**
- * ok() for a body whose fields are JSON object text already (built on a shard): spliced after
- * `success` rather than parsed and encoded again on the front's event loop.
+ * ok() for a body whose fields are the text of a non-empty JSON object already (built on a shard):
+ * spliced after `success` rather than parsed and encoded again on the front's event loop.
  */
 export function okJsonFields(ex: Exchange, status: number, objectJson: string): void {
-  ex.sendJsonText(status, objectJson === '{}' ? '{"success":true}' : `{"success":true,${objectJson.slice(1)}`);
+  ex.sendJsonText(status, `{"success":true,${objectJson.slice(1)}`);
 }
 
 export function restErrorBody(err: MailcueError): Record<string, unknown> {
