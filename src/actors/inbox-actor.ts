@@ -213,7 +213,7 @@ export class InboxActor {
           duplicates.push(address);
           continue;
         }
-        const message: MessageRecord = { ...cmd.message, id, inbox: address, date, read: false };
+        const message: MessageRecord = Object.assign({}, cmd.message, { id, inbox: address, date, read: false });
         store.inboxes.update({ ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
         store.messages.put(message);
         if (cmd.digest !== undefined) store.messages.putDigest(address, id, cmd.digest);

@@ -100,11 +100,11 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
   }
   const textCandidates = text ? textLinkCandidates(text, textUrls) : [];
   const mail: MailSignals = {
-    ...subjectSignals(subject, subjectNamesCode),
-    ...bodySignals(body),
     bulk: isBulk(htmlCandidates) || isBulk(textCandidates),
     hasCode: code.otp !== null,
     code: code.otp,
+    ...subjectSignals(subject, subjectNamesCode),
+    ...bodySignals(body),
   };
   let link = reading ? pickLink(htmlCandidates, mail) : { url: null as string | null, reason: 'the mail has no web links' };
   if (link.url === null && text) {

@@ -177,7 +177,7 @@ export function toAuthentication(r: MailauthResult): Authentication {
     aligned: dmarc?.status?.result === 'pass' || spfAligned || dkimAligned,
     from_domain: fromDomain ? fromDomain.toLowerCase() : null,
   };
-  return { ...parts, summary: verdictOf(parts), pending: false };
+  return Object.assign(parts, { summary: verdictOf(parts), pending: false });
 }
 
 /** One message's check, started when DATA ends and running beside parsing. */

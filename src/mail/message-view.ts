@@ -9,7 +9,7 @@ import { safeView } from './safe-text.js';
 /** The safe view and authentication of a message, computed for records stored before they were kept. */
 export function trustFields(m: Omit<MessageRecord, 'headers'>): { safe_text: string; warnings: string[]; authentication: NonNullable<MessageRecord['authentication']> } {
   const view = m.safe_text === undefined ? safeView(m) : { safe_text: m.safe_text, warnings: m.warnings ?? [] };
-  return { ...view, authentication: m.authentication ?? unverified() };
+  return { safe_text: view.safe_text, warnings: view.warnings, authentication: m.authentication ?? unverified() };
 }
 
 /** get_latest_email's `message`: what the code and link are and why, who sent it, the safe text; text and HTML only with `includeRaw`. */

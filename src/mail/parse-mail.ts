@@ -44,6 +44,7 @@ export async function parseMail(raw: Uint8Array): Promise<ParsedMessage> {
   const subject = parsed.subject ?? '';
   const found = explain({ subject, text: parsed.text ?? null, html });
   const text = parsed.text ?? (html ? htmlToText(html, MAX_STORED_PART_CHARS).text.trim() : null);
+  const safe = safeView({ text: clip(parsed.text ?? null), html: clip(html) });
   return {
     from: addresses(parsed.from)[0] ?? '',
     to: addresses(parsed.to),
@@ -56,7 +57,8 @@ export async function parseMail(raw: Uint8Array): Promise<ParsedMessage> {
     verification_link: found.verification_link,
     extraction: { otp_reason: found.otp_reason, link_reason: found.link_reason },
     size: raw.byteLength,
-    ...safeView({ text: clip(parsed.text ?? null), html: clip(html) }),
+    safe_text: safe.safe_text,
+    warnings: safe.warnings,
     // Filled in by the ingress, which holds the connection facts sender authentication needs.
     authentication: unverified(),
   };

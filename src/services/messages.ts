@@ -44,7 +44,7 @@ export function latestMessageJson(deps: Deps, caller: Caller, address: string, i
 /** GET …/messages/{id}: the stored record plus the summary's fields, without internals. */
 export function fullMessageView(m: MessageRecord): Record<string, unknown> {
   const { size: _size, ...message } = m;
-  return { ...message, extraction: extractionOf(m), ...trustFields(m), has_attachment: m.attachments.length > 0, auth: verdict(m.authentication) };
+  return Object.assign(message, { extraction: extractionOf(m) }, trustFields(m), { has_attachment: m.attachments.length > 0, auth: verdict(m.authentication) });
 }
 
 export function getMessage(deps: Deps, caller: Caller, address: string, id: string, markRead = true): Promise<MessageRecord> {

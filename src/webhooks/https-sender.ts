@@ -52,7 +52,7 @@ export class HttpsSender {
       this.agent.dispatch(
         {
           origin: target.origin, path: target.pathname + target.search, method: 'POST', body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
-          headers: { ...headers, 'user-agent': 'Mailcue-Webhooks/1' },
+          headers: Object.assign({}, headers, { 'user-agent': 'Mailcue-Webhooks/1' }),
         },
         new Attempt(started, timeoutMs, resolve),
       );

@@ -43,7 +43,7 @@ function describe(error: ErrorObject): string {
 /** Validates (and fills defaults into) a copy of the arguments; throws -32602 naming the parameter. */
 export function validateArguments(tool: Tool<any>, args: unknown): Record<string, unknown> {
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) throw invalidParams('arguments must be an object');
-  const copy = { ...((args as Record<string, unknown>) ?? {}) };
+  const copy: Record<string, unknown> = Object.assign({}, args as Record<string, unknown> | undefined);
   const validate = validators.get(tool.name)!;
   if (!validate(copy)) throw invalidParams(describe(validate.errors![0]!));
   return copy;
