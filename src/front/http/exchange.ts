@@ -178,8 +178,11 @@ export class Exchange {
           return;
         }
         // uWS reuses the chunk's memory after this callback, so it is copied once; a body of one
-        // chunk (most are) is not copied a second time by concat.
-        chunks.push(Buffer.from(chunk.slice(0)));
+        // chunk (most are) is not copied a second time by concat. Copied into a Buffer (small ones
+        // share Node's pool) rather than into an ArrayBuffer of its own: 0.11 against 0.8-1.0 µs
+        // for a 220-byte body. A parked request drops its body (releaseRequest), so no pooled slab
+        // is held by a long-poll.
+        chunks.push(Buffer.from(new Uint8Array(chunk)));
         if (isLast) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
       });
     });
