@@ -213,6 +213,8 @@ export class InboxActor {
           duplicates.push(address);
           continue;
         }
+        // Not `{ ...cmd.message, id, … }`: V8 defines each key after a spread through the runtime
+        // (README, Development: 9.8-11.1 against 3.7-3.9 µs to build and pack this record).
         const message: MessageRecord = Object.assign({}, cmd.message, { id, inbox: address, date, read: false });
         store.inboxes.update({ ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
         store.messages.put(message);
