@@ -8,8 +8,10 @@ import { safeView } from './safe-text.js';
 
 /** The safe view and authentication of a message, computed for records stored before they were kept. */
 export function trustFields(m: Omit<MessageRecord, 'headers'>): { safe_text: string; warnings: string[]; authentication: NonNullable<MessageRecord['authentication']> } {
-  const view = m.safe_text === undefined ? safeView(m) : { safe_text: m.safe_text, warnings: m.warnings ?? [] };
-  return { safe_text: view.safe_text, warnings: view.warnings, authentication: m.authentication ?? unverified() };
+  const authentication = m.authentication ?? unverified();
+  if (m.safe_text !== undefined) return { safe_text: m.safe_text, warnings: m.warnings ?? [], authentication };
+  const view = safeView(m);
+  return { safe_text: view.safe_text, warnings: view.warnings, authentication };
 }
 
 /** get_latest_email's `message`: what the code and link are and why, who sent it, the safe text; text and HTML only with `includeRaw`. */
