@@ -4,7 +4,7 @@
 import { sessionCap, type Plan } from '../config/plans.js';
 import { fail } from '../errors/registry.js';
 import { hashesEqual, sha256Hex } from '../security/credentials.js';
-import type { AccountCommand, LeaseReturn, Meter } from '../contract/commands.js';
+import type { AccountCommand, LeaseReturn, Meter, SessionTerms } from '../contract/commands.js';
 import type { ActorContext } from './context.js';
 import { toAccountView, type AccountRecord, type AccountView } from '../contract/model.js';
 import type { AccountNotice, Admission, AdmissionLease } from '../contract/results.js';
@@ -48,16 +48,28 @@ function toolLeaseSize(want: number, opsLeft: number, creditsLeft: number, multi
   return granted >= LEASE_MIN ? granted : 0;
 }
 
+interface OpenSession {
+  seen: number;
+  idleMs: number;
+  terms: SessionTerms;
+}
+
 export class AccountActor {
   private readonly cache = new Map<string, AccountRecord>();
   private readonly windows = new Map<string, Window>();
   private readonly dirty = new Set<string>();
   private flushTimer: NodeJS.Timeout | null = null;
   private month = { until: 0, name: '' };
-  /** Open agent-tool sessions per account: session id → last activity (ms) and idle limit. */
-  private readonly sessions = new Map<string, Map<string, { seen: number; idleMs: number }>>();
+  /**
+   * Open agent-tool sessions per account: session id → last activity (ms), idle limit, and the terms
+   * any front needs to serve a session another front opened.
+   */
+  private readonly sessions = new Map<string, Map<string, OpenSession>>();
 
-  /** Told after a rotation or plan change has committed; the shard server pushes it to the fronts. */
+  /**
+   * Told after a rotation or plan change has committed, and when a session ends; the shard server
+   * pushes it to the fronts.
+   */
   readonly changed: ((notice: AccountNotice) => void)[] = [];
 
   /** OAuth access tokens live with their account on this shard; the OAuth actor owns them. */
@@ -90,9 +102,14 @@ export class AccountActor {
         this.takeBack(cmd.accountId, cmd.returned);
         return null;
       case 'account.session_open':
-        return this.openSession(cmd.accountId, cmd.sessionId, cmd.idleMs);
+        return this.openSession(cmd.accountId, cmd.sessionId, cmd.idleMs, cmd.session);
+      case 'account.session_find':
+        return this.findSession(cmd.accountId, cmd.sessionId);
       case 'account.session_close':
-        this.sessions.get(cmd.accountId)?.delete(cmd.sessionId);
+        // Every front drops its copy: the session may have been served by several.
+        if (this.sessions.get(cmd.accountId)?.delete(cmd.sessionId)) {
+          this.tell({ account_id: cmd.accountId, kind: 'session_closed', generation: 0, session_id: cmd.sessionId });
+        }
         return null;
       case 'account.sessions':
         return this.liveSessions(cmd.accountId).size;
@@ -149,8 +166,7 @@ export class AccountActor {
     this.cache.set(id, next);
     this.dirty.delete(id);
     await this.ctx.store.accounts.put(next);
-    const notice: AccountNotice = { account_id: id, kind, generation: generationOf(next) };
-    for (const listener of this.changed) listener(notice);
+    this.tell({ account_id: id, kind, generation: generationOf(next), session_id: '' });
     return toAccountView(next);
   }
 
@@ -219,7 +235,11 @@ export class AccountActor {
     return next;
   }
 
-  private liveSessions(accountId: string): Map<string, { seen: number; idleMs: number }> {
+  private tell(notice: AccountNotice): void {
+    for (const listener of this.changed) listener(notice);
+  }
+
+  private liveSessions(accountId: string): Map<string, OpenSession> {
     let live = this.sessions.get(accountId);
     if (!live) {
       live = new Map();
@@ -263,15 +283,33 @@ export class AccountActor {
   }
 
   /** Counts a session against the plan's cap: SEED.md's on Growth and up, discovery ones below (DESIGN §7). */
-  private openSession(accountId: string, sessionId: string, idleMs: number): { open: number } {
+  private openSession(accountId: string, sessionId: string, idleMs: number, terms: SessionTerms): { open: number } {
     const plan = this.plan(this.load(accountId));
     const live = this.liveSessions(accountId);
     const cap = sessionCap(plan);
     if (!live.has(sessionId) && live.size >= cap) {
       fail('session_limit', `Concurrent session limit reached (${cap} on ${plan.title})`, { limit: cap });
     }
-    live.set(sessionId, { seen: this.ctx.now(), idleMs });
+    live.set(sessionId, { seen: this.ctx.now(), idleMs, terms });
     return { open: live.size };
+  }
+
+  /**
+   * An open session's terms for a front that has not served it yet, or null. Read from memory only,
+   * so asking about a session id before the caller is admitted reads nothing stored; the front uses
+   * the answer only once admission has found the same account.
+   */
+  private findSession(accountId: string, sessionId: string): SessionTerms | null {
+    const live = this.sessions.get(accountId);
+    const s = live?.get(sessionId);
+    if (!s) return null;
+    const now = this.ctx.now();
+    if (now - s.seen > s.idleMs) {
+      live!.delete(sessionId);
+      return null;
+    }
+    s.seen = now;
+    return s.terms;
   }
 
   /** A front's unspent lease: counts of a past window or month are moot, sessions are marked active. */

@@ -24,6 +24,14 @@ export interface LeaseReturn {
   sessions: string[];
 }
 
+/** What any front needs to serve an agent-tool session it did not open. */
+export interface SessionTerms {
+  transport: 'streamable-http' | 'sse';
+  protocolVersion: string;
+  /** The account's credential generation at open: a rotation since then ends the session. */
+  generation: number;
+}
+
 export type AccountCommand =
   | { type: 'account.create'; id: string; name: string | null; plan: PlanName; key: string; created_at: string }
   | { type: 'account.get'; accountId: string }
@@ -43,7 +51,9 @@ export type AccountCommand =
       returned?: LeaseReturn;
     }
   | { type: 'account.lease_return'; accountId: string; returned: LeaseReturn }
-  | { type: 'account.session_open'; accountId: string; sessionId: string; idleMs: number }
+  | { type: 'account.session_open'; accountId: string; sessionId: string; idleMs: number; session: SessionTerms }
+  /** A session another front opened, for a front that has not seen it yet (null: none open). */
+  | { type: 'account.session_find'; accountId: string; sessionId: string }
   | { type: 'account.session_close'; accountId: string; sessionId: string }
   | { type: 'account.sessions'; accountId: string }
   /** Holds one of the account's custom-domain slots; the count is checked here, atomically. */
@@ -171,6 +181,7 @@ export function routeKey(command: Command): string | null {
     case 'account.usage':
     case 'account.api_key':
     case 'account.session_open':
+    case 'account.session_find':
     case 'account.session_close':
     case 'account.sessions':
     case 'account.domain_reserve':

@@ -71,12 +71,17 @@ export interface ShardStats {
   replication?: { slot: number; follower: string; lag: number }[];
 }
 
-/** What an account's shard pushes to every front when the account changes (DESIGN §7). */
+/**
+ * What an account's shard pushes to every front when the account changes (DESIGN §7), or when one
+ * of its agent-tool sessions ends: any front may hold a copy of it.
+ */
 export interface AccountNotice {
   account_id: string;
-  kind: 'rotated' | 'plan';
+  kind: 'rotated' | 'plan' | 'session_closed';
   /** The account's credential generation after the change. */
   generation: number;
+  /** The session that ended (kind `session_closed`); empty otherwise. */
+  session_id: string;
 }
 
 /** What changed for an account on one shard (the dashboard's event stream, account-feed.ts). */

@@ -73,6 +73,11 @@ export async function startFront(configured: Config, shards: readonly ShardAddre
   const notices = new NoticeListener(
     (notice) => {
       metrics.notices.labels(notice.kind).inc();
+      // A session ended through another front (or by this one: then it is gone here already).
+      if (notice.kind === 'session_closed') {
+        sessions?.forget(notice.session_id);
+        return;
+      }
       admitted.changed(notice.account_id, notice.generation);
       if (notice.kind === 'rotated') sessions?.closeAccount(notice.account_id);
     },

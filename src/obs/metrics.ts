@@ -26,7 +26,7 @@ export class Metrics {
   });
 
   readonly notices = new client.Counter({
-    name: 'mailcue_notices_total', help: 'Account notices (key rotation, plan change) pushed to this front by the shards', labelNames: ['kind'] as const,
+    name: 'mailcue_notices_total', help: 'Account notices (key rotation, plan change, session ended) pushed to this front by the shards', labelNames: ['kind'] as const,
     registers: [this.registry],
   });
   readonly admittedCredentials = new client.Gauge({

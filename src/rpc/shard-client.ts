@@ -41,7 +41,7 @@ interface Pending {
  */
 const IDEMPOTENT = new Set<string>([
   'inbox.get', 'inbox.list', 'inbox.accepts', 'message.list', 'message.list_view', 'message.get', 'message.latest', 'message.latest_view', 'message.raw', 'message.wait',
-  'account.get', 'account.usage', 'account.api_key', 'account.sessions', 'domain.list', 'domain.get', 'domain.verified_for',
+  'account.get', 'account.usage', 'account.api_key', 'account.sessions', 'account.session_find', 'domain.list', 'domain.get', 'domain.verified_for',
   'webhook.list', 'webhook.deliveries', 'shard.stats', 'shard.ping',
 ]);
 

@@ -103,7 +103,7 @@ test('admission leases - a lease ends with its window: the next minute starts fr
 
 test('admission leases - sessions marked active by spent admissions reach the shard when the lease goes back', async (t) => {
   const { clock, admit, leases, giveBack, run } = await frontAndShard(t, 'enterprise');
-  await run({ type: 'account.session_open', accountId: ACCOUNT, sessionId: 'sess_kept', idleMs: 5_000 });
+  await run({ type: 'account.session_open', accountId: ACCOUNT, sessionId: 'sess_kept', idleMs: 5_000, session: { transport: 'streamable-http', protocolVersion: '2025-06-18', generation: 0 } });
   for (let i = 0; i < 4; i++) await admit({ kind: 'rest' });
   clock.ms += 4_000;
   await admit({ kind: 'rest' }, 'sess_kept');

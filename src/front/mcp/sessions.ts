@@ -1,11 +1,16 @@
-// Agent-tool sessions held by this front tier. Every session is also counted on the account's shard,
-// so the per-plan cap holds across front tiers (DESIGN §7). A session id is never a credential:
-// each request is admitted on its own, and a session answers only its account at the credential
-// generation it was opened under (a key rotation ends it).
+// Agent-tool sessions as this front tier sees them. Every session lives on the account's shard, which
+// counts it against the per-plan cap across front tiers (DESIGN §7) and keeps its terms, so a
+// Streamable HTTP session opened through one front is served by any other that its next request
+// reaches (fronts are stateless behind a plain load balancer); ending it anywhere ends it on all.
+// A legacy SSE session stays with the front holding its stream: its answers travel on that stream.
+// A session id is never a credential: each request is admitted on its own, and a session answers
+// only its account at the credential generation it was opened under (a key rotation ends it).
 import { randomUUID } from 'node:crypto';
 import type { Admission } from '../../contract/results.js';
 import { fail, MailcueError } from '../../errors/registry.js';
+import { parseCredential } from '../../security/credentials.js';
 import type { Deps } from '../../services/deps.js';
+import type { SessionTerms } from '../../contract/commands.js';
 import type { Cancellation } from '../../util/cancel.js';
 import type { SseStream } from './sse-stream.js';
 
@@ -40,17 +45,39 @@ export class SessionStore {
   async open(admission: Admission, transport: McpSession['transport'], protocolVersion: string): Promise<McpSession> {
     const id = randomUUID();
     const accountId = admission.account.id;
-    await this.deps.cluster.call({ type: 'account.session_open', accountId, sessionId: id, idleMs: this.deps.config.sessionIdleMs });
+    const terms: SessionTerms = { transport, protocolVersion, generation: admission.generation };
+    await this.deps.cluster.call({ type: 'account.session_open', accountId, sessionId: id, idleMs: this.deps.config.sessionIdleMs, session: terms });
+    return this.hold(id, accountId, terms);
+  }
+
+  private hold(id: string, accountId: string, terms: SessionTerms): McpSession {
     const session: McpSession = {
-      id, accountId, transport, protocolVersion, generation: admission.generation, lastSeen: Date.now(), inflight: new Map(), stream: null,
+      id, accountId, transport: terms.transport, protocolVersion: terms.protocolVersion, generation: terms.generation, lastSeen: Date.now(), inflight: new Map(), stream: null,
     };
     this.sessions.set(id, session);
     return session;
   }
 
-  /** The session an id names, not yet checked against any caller. */
+  /** The session an id names on this front, not yet checked against any caller. */
   get(id: string | undefined | null): McpSession | undefined {
     return id ? this.sessions.get(id) : undefined;
+  }
+
+  /**
+   * The Streamable HTTP session an id names, held here or opened through another front: asked of
+   * the shard of the account the bearer credential names. Nothing is checked yet: `require` does
+   * that against the caller admission finds, so a credential that names another account, or none,
+   * finds nothing that admission would accept.
+   */
+  async find(id: string | undefined | null, token: string | null): Promise<McpSession | undefined> {
+    const held = this.get(id);
+    if (held || !id || !token) return held;
+    const credential = parseCredential(token);
+    if (!credential || (credential.kind !== 'api_key' && credential.kind !== 'access_token')) return undefined;
+    const terms = await this.deps.cluster.call<SessionTerms | null>({ type: 'account.session_find', accountId: credential.accountId, sessionId: id });
+    if (!terms || terms.transport !== 'streamable-http') return undefined;
+    // Another request may have brought it here meanwhile; that copy holds its in-flight calls.
+    return this.sessions.get(id) ?? this.hold(id, credential.accountId, terms);
   }
 
   /**
@@ -75,21 +102,35 @@ export class SessionStore {
     return n;
   }
 
+  /** Ends a session: here, on the account's shard, and (told by the shard) on every other front. */
   close(id: string): boolean {
-    const s = this.sessions.get(id);
+    const s = this.forget(id);
     if (!s) return false;
-    this.sessions.delete(id);
-    for (const c of s.inflight.values()) c.abort();
-    s.stream?.close();
     this.deps.cluster.call({ type: 'account.session_close', accountId: s.accountId, sessionId: id }).catch(() => undefined);
     return true;
   }
 
-  /** Sessions idle past MAILCUE_SESSION_IDLE_MS, with no request or stream open, end. */
+  /** Drops this front's copy of a session: its in-flight calls are aborted and its stream closed. */
+  forget(id: string): McpSession | undefined {
+    const s = this.sessions.get(id);
+    if (!s) return undefined;
+    this.sessions.delete(id);
+    for (const c of s.inflight.values()) c.abort();
+    s.stream?.close();
+    return s;
+  }
+
+  /**
+   * Copies idle here past MAILCUE_SESSION_IDLE_MS, with no request or stream open, are dropped. The
+   * shard ends the session itself once no front has marked it active for that long (it may be busy
+   * through another front), so only a legacy SSE session, whose stream is gone, is ended here.
+   */
   private sweep(): void {
     const limit = Date.now() - this.deps.config.sessionIdleMs;
     for (const s of this.sessions.values()) {
-      if (s.lastSeen < limit && s.inflight.size === 0 && (!s.stream || s.stream.isClosed)) this.close(s.id);
+      if (s.lastSeen >= limit || s.inflight.size > 0 || (s.stream && !s.stream.isClosed)) continue;
+      if (s.transport === 'sse') this.close(s.id);
+      else this.forget(s.id);
     }
   }
 

@@ -56,7 +56,8 @@ function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
     if (incoming.kind === 'request') req.id = incoming.message.id;
     const message = incoming.message;
     const isInit = message.method === 'initialize';
-    const session = isInit ? undefined : sessions.get(sessionId);
+    // Held here, or opened through another front (one shard round trip, the first time here).
+    const session = isInit ? undefined : (sessions.get(sessionId) ?? (await sessions.find(sessionId, req.token)));
     const sessionOk = isInit || (!!session && !!sessionId);
     const admitted = await admit(deps, req.token, message, session ?? null, sessionOk);
     const accountId = admitted.admission.account.id;
@@ -104,7 +105,7 @@ function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
   const sessionId = ex.header('mcp-session-id');
   const accept = (ex.header('accept') ?? '').toLowerCase();
   return agentToolRequest(env, ex, 'mcp', async (req) => {
-    const found = sessions.get(sessionId);
+    const found = await sessions.find(sessionId, req.token);
     const admitted = await admit(deps, req.token, { jsonrpc: '2.0', method: 'ping' }, found ?? null, false);
     if (!accept.includes('text/event-stream')) {
       const plan = admitted.plan;
@@ -135,7 +136,7 @@ function handleDelete(env: AgentToolEnv, ex: Exchange): Promise<void> {
   const { deps, sessions } = env;
   const sessionId = ex.header('mcp-session-id');
   return agentToolRequest(env, ex, 'mcp', async (req) => {
-    const found = sessions.get(sessionId);
+    const found = await sessions.find(sessionId, req.token);
     // Ending a session is not metered: a rate-limited client must still be able to free its slot.
     const admitted = await admit(deps, req.token, { jsonrpc: '2.0', method: 'ping' }, found ?? null, false, { kind: 'none' });
     sessions.close(sessions.require(sessionId, found, admitted.admission).id);
