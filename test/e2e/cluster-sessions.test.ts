@@ -8,7 +8,7 @@ import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { sendMail } from '../helpers/mail.js';
-import { connectMcp, rawMcp } from '../helpers/mcp.js';
+import { connectMcp, rawInitialize, rawMcp } from '../helpers/mcp.js';
 import { startService, type Service } from '../helpers/service.js';
 import { until } from '../helpers/wait.js';
 
@@ -99,4 +99,36 @@ test("sessions - another account's session id is 404 on the front that did not o
   const own = await rawMcp(front2, listInboxes, { authorization: `Bearer ${owner.api_key}`, 'mcp-session-id': session });
   t.is(own.status, 200);
   await opened.close();
+});
+
+test('sessions - an open stream keeps its session counted past the idle limit; a session left alone ends on every front', async (t) => {
+  const idle = await startService({ clusterShards: 1, fronts: 2, env: { MAILCUE_SESSION_IDLE_MS: '1500' } });
+  try {
+    const [front1, front2] = idle.frontUrls as [string, string];
+    const { api_key: key } = await idle.createAccount('growth');
+    const open = async () => (await idle.api(key, 'GET', '/v1/account').then((r) => r.json()) as Json).data.sessions_open as number;
+    const streaming = await connectMcp('streamable-http', front1, key);
+    const headers = { authorization: `Bearer ${key}`, 'mcp-session-id': sessionIdOf(streaming), accept: 'text/event-stream' };
+    // The session's server stream (GET /mcp), held open through the other front.
+    const stream = await fetch(`${front2}/mcp`, { headers });
+    t.is(stream.status, 200);
+    const reader = stream.body!.getReader();
+    const first = Buffer.from((await reader.read()).value!).toString();
+    t.is(first, ': open\n\n', 'the head is sent at once, not with the first keep-alive');
+    // Opened without the SDK, which would hold a stream open: nothing keeps this one busy.
+    const aloneId = await rawInitialize(front1, key);
+    t.is(await open(), 2);
+    // Three idle limits later the streaming session still counts, and the idle one does not.
+    await until(async () => (await open()) === 1, 'the idle session ended', 15_000);
+    await new Promise((r) => setTimeout(r, 4_500));
+    t.is(await open(), 1, 'the session with an open stream is not idle');
+    for (const url of [front1, front2]) {
+      const res = await rawMcp(url, { jsonrpc: '2.0', id: 5, method: 'ping' }, { authorization: `Bearer ${key}`, 'mcp-session-id': aloneId });
+      t.is(res.status, 404, url);
+    }
+    await reader.cancel();
+    await streaming.close();
+  } finally {
+    await idle.stop();
+  }
 });

@@ -242,7 +242,8 @@ export class Exchange {
       this.res.writeStatus(statusLine(status));
       this.writeExtraHeaders();
       for (const [k, v] of headers) this.res.writeHeader(k, v);
-      // uWS sends the head with the first write; an empty one flushes it now.
+      // An empty write queues the head; uWS sends it with the first bytes of the body (a stream
+      // with nothing to say yet writes a comment: SseStream.open).
       this.res.write('');
     });
     // Written once with the head: a long-lived stream need not keep them.

@@ -22,6 +22,8 @@ export interface McpSession {
   /** The account's credential generation at open: a rotation since then ends the session. */
   readonly generation: number;
   lastSeen: number;
+  /** When this front last told the account's shard the session is in use without a request. */
+  touchedAt: number;
   /** In-flight requests by JSON-RPC id, so notifications/cancelled can abort them. */
   readonly inflight: Map<string, Cancellation>;
   /** The legacy SSE stream, or the Streamable HTTP standalone GET stream. */
@@ -29,6 +31,8 @@ export interface McpSession {
 }
 
 const SWEEP_MS = 5_000;
+/** The sweep runs at least four times per idle limit, so that a busy session is touched in time. */
+const SWEEPS_PER_IDLE_LIMIT = 4;
 
 export const sessionNotFound = () => new MailcueError('session_not_found', 'Session not found');
 
@@ -37,7 +41,7 @@ export class SessionStore {
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly deps: Deps) {
-    this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
+    this.sweeper = setInterval(() => this.sweep(), Math.min(SWEEP_MS, Math.floor(deps.config.sessionIdleMs / SWEEPS_PER_IDLE_LIMIT)));
     this.sweeper.unref();
   }
 
@@ -52,7 +56,8 @@ export class SessionStore {
 
   private hold(id: string, accountId: string, terms: SessionTerms): McpSession {
     const session: McpSession = {
-      id, accountId, transport: terms.transport, protocolVersion: terms.protocolVersion, generation: terms.generation, lastSeen: Date.now(), inflight: new Map(), stream: null,
+      id, accountId, transport: terms.transport, protocolVersion: terms.protocolVersion, generation: terms.generation,
+      lastSeen: Date.now(), touchedAt: Date.now(), inflight: new Map(), stream: null,
     };
     this.sessions.set(id, session);
     return session;
@@ -121,17 +126,29 @@ export class SessionStore {
   }
 
   /**
-   * Copies idle here past MAILCUE_SESSION_IDLE_MS, with no request or stream open, are dropped. The
-   * shard ends the session itself once no front has marked it active for that long (it may be busy
-   * through another front), so only a legacy SSE session, whose stream is gone, is ended here.
+   * The shard ends a session once no front has marked it active for MAILCUE_SESSION_IDLE_MS
+   * (admissions mark it). A session with an open stream or a call in flight is not idle (DESIGN
+   * §4), so this front marks it on the shard itself, twice per idle limit. A copy idle here, with
+   * neither, is dropped: the session may be busy through another front. Only a legacy SSE
+   * session, whose stream is gone, is ended here.
    */
   private sweep(): void {
-    const limit = Date.now() - this.deps.config.sessionIdleMs;
+    const now = Date.now();
+    const idleMs = this.deps.config.sessionIdleMs;
     for (const s of this.sessions.values()) {
-      if (s.lastSeen >= limit || s.inflight.size > 0 || (s.stream && !s.stream.isClosed)) continue;
+      if (s.inflight.size > 0 || (s.stream && !s.stream.isClosed)) {
+        if (now - s.touchedAt >= idleMs / 2) this.touch(s, now);
+        continue;
+      }
+      if (s.lastSeen >= now - idleMs) continue;
       if (s.transport === 'sse') this.close(s.id);
       else this.forget(s.id);
     }
+  }
+
+  private touch(s: McpSession, now: number): void {
+    s.touchedAt = now;
+    this.deps.cluster.call({ type: 'account.session_find', accountId: s.accountId, sessionId: s.id }).catch(() => undefined);
   }
 
   get size(): number {

@@ -97,6 +97,15 @@ export class SseStream {
     this.event('message', json);
   }
 
+  /**
+   * Sends the response head now, behind a comment: uWS holds the head of a chunked response until
+   * its first non-empty write, so a stream with nothing to say yet would leave its client without
+   * a status until the first keep-alive, 15 s later.
+   */
+  open(): void {
+    this.comment('open');
+  }
+
   /** A priming event (an id with empty data) for clients on 2025-11-25 or later. */
   prime(id: string): void {
     if (!this.closed) this.ex.write(`id: ${id}\ndata: \n\n`);

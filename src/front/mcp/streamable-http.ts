@@ -85,6 +85,7 @@ async function answerRequest(
   const longPoll = admitted.tool?.longPoll && !admitted.deferred;
   const stream = longPoll && acceptsSse ? new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs) : null;
   if (stream && versionAtLeast(session.protocolVersion, '2025-11-25')) stream.prime(`${session.id}:${JSON.stringify(id)}:0`);
+  else stream?.open();
   const notify = stream ? (n: unknown) => stream.message(n) : null;
   if (longPoll && admitted.tool!.wait) {
     // Parked as one record: this function and its callers return once the wait is parked.
@@ -124,6 +125,7 @@ function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
     const session = sessions.require(sessionId, found, admitted.admission);
     if (session.stream && !session.stream.isClosed) fail('session_conflict', 'Conflict: Only one SSE stream is allowed per session');
     const stream = new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs);
+    stream.open();
     session.stream = stream;
     stream.onClose(() => {
       if (session.stream === stream) session.stream = null;
