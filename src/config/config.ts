@@ -58,6 +58,8 @@ export interface Config {
   readonly masterKey: string | null;
   readonly logLevel: string;
   readonly poolThreads: number;
+  /** Event loops serving HTTP on the one port (the first also runs SMTP); static shard maps only. */
+  readonly frontThreads: number;
   /** Where a process writes the ports it bound (MAILCUE_PORTS_FILE), for launchers that start it on port 0. */
   readonly portsFile: string | null;
   /** Cluster mode (DESIGN.md §8) when non-empty: etcd v3 endpoints. */
@@ -107,6 +109,7 @@ export const DEFAULTS = Object.freeze({
   logLevel: 'info',
   /** 0: the pool sizes itself from the CPU count. */
   poolThreads: 0,
+  frontThreads: 1,
 });
 
 export class ConfigError extends Error {}
@@ -277,6 +280,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     masterKey: env.MAILCUE_MASTER_KEY || null,
     logLevel: env.MAILCUE_LOG_LEVEL || DEFAULTS.logLevel,
     poolThreads: int(env, 'MAILCUE_POOL_THREADS', DEFAULTS.poolThreads, 0, 64),
+    frontThreads: int(env, 'MAILCUE_FRONT_THREADS', DEFAULTS.frontThreads, 1, 16),
     portsFile: env.MAILCUE_PORTS_FILE ? path.resolve(env.MAILCUE_PORTS_FILE) : null,
     etcdEndpoints: list(env, 'MAILCUE_ETCD_ENDPOINTS', []),
     etcdPrefix: etcdPrefix(env),

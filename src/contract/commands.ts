@@ -30,6 +30,11 @@ export interface SessionTerms {
   protocolVersion: string;
   /** The account's credential generation at open: a rotation since then ends the session. */
   generation: number;
+  /**
+   * The front thread holding a legacy SSE session's stream, as `<process>:<thread>`: a sibling
+   * thread of the same process hands its answers over (MAILCUE_FRONT_THREADS).
+   */
+  holder?: string;
 }
 
 export type AccountCommand =

@@ -1,5 +1,6 @@
-// The front tier: one uWebSockets.js app (REST, admin, ops; the agent-tool server and OAuth join
-// it) and the SMTP ingress, both reaching the shards only through the Cluster's gRPC streams.
+// The front tier: the HTTP service (http-tier.ts) on one or more event loops sharing the port
+// (MAILCUE_FRONT_THREADS, front-threads.ts), the SMTP ingress and the ops listener, all reaching
+// the shards only through the Cluster's gRPC streams.
 import type { Config, ShardAddress } from '../config/config.js';
 import { MailcueError } from '../errors/registry.js';
 import { startSmtpIngress, type SmtpIngress } from '../ingress/smtp-ingress.js';
@@ -10,28 +11,12 @@ import { WorkPool } from '../pool/work-pool.js';
 import { Cluster } from '../rpc/cluster.js';
 import type { Placement } from '../rpc/placement.js';
 import { loadTls } from '../rpc/tls.js';
-import { NoticeListener } from '../rpc/notices.js';
-import { AdmittedCredentials } from '../security/admitted-credentials.js';
-import { AdmissionLeases } from '../security/admission-leases.js';
 import type { Deps } from '../services/deps.js';
-import { healthRoutes, opsRoutes } from './http/ops-routes.js';
+import { FrontThreads } from './front-threads.js';
+import { opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
 import { uWS, type TemplatedApp, type us_listen_socket } from './http/uws.js';
-import { dashboardRoutes } from './dashboard/dashboard-routes.js';
-import { Cors } from './http/cors.js';
-import { returnLeases } from './auth.js';
-import { flowRoutes } from './oauth/flow-routes.js';
-import { metadataRoutes } from './oauth/metadata-routes.js';
-import { SessionStore } from './mcp/sessions.js';
-import { sseRoutes } from './mcp/sse-transport.js';
-import type { AgentToolEnv } from './mcp/request-pipeline.js';
-import { streamableHttpRoutes } from './mcp/streamable-http.js';
-import { accountRoutes } from './rest/account-routes.js';
-import { domainRoutes } from './rest/domain-routes.js';
-import { eventsRoutes } from './rest/events-routes.js';
-import { webhookRoutes } from './rest/webhook-routes.js';
-import { adminRoutes } from './rest/admin-routes.js';
-import { inboxRoutes } from './rest/inbox-routes.js';
+import { startHttpTier } from './http-tier.js';
 import { sendRestError } from './rest/respond.js';
 
 export interface Front {
@@ -43,15 +28,25 @@ export interface Front {
   stop(): Promise<void>;
 }
 
-const SHARD_READY_TIMEOUT_MS = 30_000;
-const DRAIN_TIMEOUT_MS = 3_000;
-/** Unspent admission leases go back to their shards within this long of ending. */
-const LEASE_RETURN_INTERVAL_MS = 1_000;
+export const SHARD_READY_TIMEOUT_MS = 30_000;
 
-function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
+export function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
   return new Promise((resolve, reject) => {
     app.listen(host, port, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${host}:${port}`))));
   });
+}
+
+/**
+ * The HTTP listener of the first front thread. Several threads share a port only when it is bound
+ * by number (Linux does not share a port handed out for port 0), so with MAILCUE_FRONT_THREADS a
+ * port 0 is first resolved to a free port.
+ */
+async function listenHttp(app: TemplatedApp, config: Config, shared: boolean): Promise<us_listen_socket> {
+  if (!shared || config.httpPort !== 0) return listen(app, config.host, config.httpPort);
+  const probe = await listen(uWS.App(), config.host, 0);
+  const port = uWS.us_socket_local_port(probe);
+  uWS.us_listen_socket_close(probe);
+  return listen(app, config.host, port);
 }
 
 export async function startFront(configured: Config, shards: readonly ShardAddress[] | ((observe: (command: string, seconds: number, ok: boolean) => void) => Placement), log: Logger): Promise<Front> {
@@ -60,119 +55,59 @@ export async function startFront(configured: Config, shards: readonly ShardAddre
   // A static shard map, or (cluster mode) a placement that follows the slot map in etcd.
   const cluster = typeof shards === 'function' ? new Cluster(shards(observe)) : new Cluster(shards, observe, loadTls(configured));
   await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
+  // More event loops on the port need a shard map they can be given; one that follows etcd is not.
+  const threadCount = typeof shards === 'function' ? 1 : configured.frontThreads;
+  if (threadCount < configured.frontThreads) log.warn({ front_threads: configured.frontThreads }, 'MAILCUE_FRONT_THREADS applies to a static shard map; serving HTTP on one thread');
 
   // Bound before the routes are added, so that a front started on port 0 knows its own URL when
   // they read it; until then a request finds no route (the service is not ready yet).
   const app = uWS.App();
-  const listenSocket = await listen(app, configured.host, configured.httpPort);
+  const listenSocket = await listenHttp(app, configured, threadCount > 1);
   const httpPort = uWS.us_socket_local_port(listenSocket);
   const config = withBoundHttpPort(configured, httpPort);
   const pool = new WorkPool(config.poolThreads, (err) => log.warn({ err }, 'pool worker failed and was replaced'));
-  // Rotations and plan changes pushed by the shards; `sessions` is set below, before any request.
-  let sessions: SessionStore | null = null;
-  const notices = new NoticeListener(
-    (notice) => {
-      metrics.notices.labels(notice.kind).inc();
-      // A session ended through another front (or by this one: then it is gone here already).
-      if (notice.kind === 'session_closed') {
-        sessions?.forget(notice.session_id);
-        return;
-      }
-      admitted.changed(notice.account_id, notice.generation);
-      if (notice.kind === 'rotated') sessions?.closeAccount(notice.account_id);
-    },
-    (shard) => admitted.forgetShard(shard),
-    loadTls(config),
-  );
-  for (const c of cluster.placement.clients()) notices.ensure(c.shardId, c.target);
-  const admitted = new AdmittedCredentials(
-    (accountId) => {
-      let shard;
-      try {
-        shard = cluster.shardOf(accountId);
-      } catch {
-        return null; // no owner right now: nothing is cached
-      }
-      notices.ensure(shard.shardId, shard.target);
-      return shard.shardId;
-    },
-    (shard) => notices.listening(shard),
-  );
-  const leases = new AdmissionLeases();
-  const deps: Deps = { config, cluster, pool, log, admitted, leases };
-  // Leases that ran out, were replaced, or whose credential left the admitted cache go back.
-  const leaseReturns = setInterval(() => void returnLeases(deps, leases.takeFinished((hash) => !admitted.lookup(hash))), LEASE_RETURN_INTERVAL_MS);
-  leaseReturns.unref();
 
-  const router = new Router(app, {
-    onError: (ex, err) => sendRestError(ex, err, log),
-    observe: (ex, seconds) => metrics.requestAnswered(ex.method, ex.route, ex.status, seconds),
-  });
-  sessions = new SessionStore(deps);
-  const cors = new Cors(config);
-  const capMs = config.agentConnectionMaxMs;
-  const agentTools: AgentToolEnv = {
-    deps, sessions, cors, capMs,
-    // A long-poll answers before the connection cap, so no call is cut off without its result.
-    maxWaitMs: capMs - Math.min(2000, Math.floor(capMs / 10)),
-  };
-  healthRoutes(router, deps);
-  adminRoutes(router, deps);
-  accountRoutes(router, deps, (accountId) => cluster.call<number>({ type: 'account.sessions', accountId }));
-  inboxRoutes(router, deps);
-  domainRoutes(router, deps);
-  webhookRoutes(router, deps);
-  eventsRoutes(router, deps);
-  streamableHttpRoutes(router, agentTools);
-  sseRoutes(router, agentTools);
-  metadataRoutes(router, config, cors);
-  flowRoutes(router, deps, cors);
-  // The SMTP port is read when the page is first served, after the ingress has started below.
-  dashboardRoutes(router, () => ({ mcpUrl: config.mcpUrl, smtpPort: smtp.port, domains: config.domains }));
-  router.add('any', '/*', (ex) => {
-    throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
-  });
+  let smtp: SmtpIngress | null = null;
+  const threads = threadCount > 1 ? new FrontThreads(config) : null;
+  const tier = startHttpTier(app, { config, cluster, pool, log, metrics, smtpPort: () => smtp?.port ?? 0, threads });
+  const { deps } = tier;
 
   const opsApp = uWS.App();
   const opsRouter = new Router(opsApp, { onError: (ex, err) => sendRestError(ex, err, log) });
-  opsRoutes(opsRouter, deps, metrics);
+  opsRoutes(opsRouter, deps, metrics, () => threads?.metrics() ?? Promise.resolve([]));
   opsRouter.add('any', '/*', (ex) => {
     throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
   });
 
   let opsSocket: us_listen_socket | null = null;
-  let smtp: SmtpIngress;
   try {
     opsSocket = await listen(opsApp, config.opsHost, config.opsPort);
     smtp = await startSmtpIngress(deps, metrics);
+    await threads?.start(config, shards as readonly ShardAddress[], httpPort, smtp.port, log);
   } catch (err) {
     uWS.us_listen_socket_close(listenSocket);
     if (opsSocket) uWS.us_listen_socket_close(opsSocket);
+    await smtp?.close();
     throw err;
   }
   const opsPort = uWS.us_socket_local_port(opsSocket);
-  reportBoundPorts(config, { http: httpPort, smtp: smtp.port, ops: opsPort });
-  log.info({ http_port: httpPort, smtp_port: smtp.port, ops: `${config.opsHost}:${opsPort}`, shards: cluster.shards.length }, 'mailcue front ready');
+  const smtpPort = smtp.port;
+  reportBoundPorts(config, { http: httpPort, smtp: smtpPort, ops: opsPort });
+  log.info({ http_port: httpPort, smtp_port: smtpPort, ops: `${config.opsHost}:${opsPort}`, shards: cluster.shards.length, front_threads: threadCount }, 'mailcue front ready');
   if (!config.adminToken) log.info('admin API off (set MAILCUE_ADMIN_TOKEN); create accounts with: npx mailcue admin create-account --plan growth');
 
   return {
     httpPort,
-    smtpPort: smtp.port,
+    smtpPort,
     opsPort,
     deps,
     // Graceful order: stop accepting, answer parked long-polls, end sessions, close the channels.
     async stop() {
       uWS.us_listen_socket_close(listenSocket);
       uWS.us_listen_socket_close(opsSocket);
-      const smtpClosed = smtp.close();
-      await cluster.drainWaits(DRAIN_TIMEOUT_MS);
-      // Let the answers of the drained long-polls reach their sockets.
-      await new Promise((r) => setTimeout(r, 50));
-      sessions!.stop();
+      const smtpClosed = smtp!.close();
+      await Promise.all([threads?.stop(), tier.stop()]);
       await smtpClosed;
-      clearInterval(leaseReturns);
-      await returnLeases(deps, leases.takeFinished(() => true));
-      notices.close();
       cluster.close();
       await pool.close();
     },

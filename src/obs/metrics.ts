@@ -2,6 +2,9 @@
 // shard at scrape time, so /metrics shows the whole embedded process or cluster slice.
 import client from 'prom-client';
 
+/** One front thread's registry as JSON (prom-client's form). */
+export type ThreadMetrics = Awaited<ReturnType<client.Registry['getMetricsAsJSON']>>;
+
 export class Metrics {
   readonly registry = new client.Registry();
   readonly httpRequests = new client.Counter({
@@ -54,8 +57,24 @@ export class Metrics {
     labelNames: ['slot', 'follower'] as const, registers: [this.registry],
   });
 
-  constructor() {
-    client.collectDefaultMetrics({ register: this.registry, prefix: 'mailcue_' });
+  /** `processMetrics`: CPU, memory and the event loop; one thread per process reports them. */
+  constructor(processMetrics = true) {
+    if (processMetrics) client.collectDefaultMetrics({ register: this.registry, prefix: 'mailcue_' });
+  }
+
+  /** This registry as JSON, for the first front thread to add up (MAILCUE_FRONT_THREADS). */
+  json(): Promise<ThreadMetrics> {
+    return this.registry.getMetricsAsJSON();
+  }
+
+  /** The Prometheus text of this registry, with other front threads' registries added in. */
+  async text(others: ThreadMetrics[]): Promise<string> {
+    if (others.length === 0) return this.registry.metrics();
+    return client.AggregatorRegistry.aggregate([await this.registry.getMetricsAsJSON(), ...others]).metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
   }
 
   // Labelled children are looked up once per label set: hashing labels on every observation

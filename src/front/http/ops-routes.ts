@@ -2,7 +2,7 @@
 // (MAILCUE_OPS_HOST:MAILCUE_OPS_PORT, loopback by default) answers /livez, /readyz and /metrics,
 // whose per-route traffic and shard timings are not for the public (DESIGN §7).
 import type { ShardStats } from '../../contract/results.js';
-import type { Metrics } from '../../obs/metrics.js';
+import type { Metrics, ThreadMetrics } from '../../obs/metrics.js';
 import type { Deps } from '../../services/deps.js';
 import type { Exchange } from './exchange.js';
 import type { Router } from './router.js';
@@ -24,8 +24,8 @@ export function healthRoutes(router: Router, deps: Deps): void {
   router.add('get', '/livez', live).add('get', '/readyz', ready).add('get', '/healthz', ready);
 }
 
-/** The ops listener's routes. */
-export function opsRoutes(router: Router, deps: Deps, metrics: Metrics): void {
+/** The ops listener's routes; `otherThreads` gives the other front threads' metrics to add in. */
+export function opsRoutes(router: Router, deps: Deps, metrics: Metrics, otherThreads: () => Promise<ThreadMetrics[]> = async () => []): void {
   router
     .add('get', '/livez', live)
     .add('get', '/readyz', readiness(deps))
@@ -42,6 +42,6 @@ export function opsRoutes(router: Router, deps: Deps, metrics: Metrics): void {
       metrics.admissionLeases.set(deps.leases.size);
       metrics.replicationLag.reset();
       for (const s of stats) for (const r of s.replication ?? []) metrics.replicationLag.labels(String(r.slot), r.follower).set(r.lag);
-      ex.send(200, await metrics.registry.metrics(), metrics.registry.contentType);
+      ex.send(200, await metrics.text(await otherThreads()), metrics.contentType);
     });
 }

@@ -11,8 +11,20 @@ import { fail, MailcueError } from '../../errors/registry.js';
 import { parseCredential } from '../../security/credentials.js';
 import type { Deps } from '../../services/deps.js';
 import type { SessionTerms } from '../../contract/commands.js';
+import type { FrontThreadLink } from '../front-threads.js';
 import type { Cancellation } from '../../util/cancel.js';
-import type { SseStream } from './sse-stream.js';
+
+/**
+ * A session's event stream as the code answering on it sees it: an SseStream on this front
+ * thread, or one a sibling thread holds (front-threads.ts) for a legacy SSE session.
+ */
+export interface SessionStream {
+  readonly isClosed: boolean;
+  message(value: unknown): void;
+  messageText(json: string): void;
+  onClose(handler: () => void): void;
+  close(): void;
+}
 
 export interface McpSession {
   readonly id: string;
@@ -27,7 +39,7 @@ export interface McpSession {
   /** In-flight requests by JSON-RPC id, so notifications/cancelled can abort them. */
   readonly inflight: Map<string, Cancellation>;
   /** The legacy SSE stream, or the Streamable HTTP standalone GET stream. */
-  stream: SseStream | null;
+  stream: SessionStream | null;
 }
 
 const SWEEP_MS = 5_000;
@@ -40,16 +52,22 @@ export class SessionStore {
   private readonly sessions = new Map<string, McpSession>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly deps: Deps) {
+  /** `threads`: this front thread's siblings (MAILCUE_FRONT_THREADS), which may hold legacy SSE streams. */
+  constructor(private readonly deps: Deps, private readonly threads: FrontThreadLink | null = null) {
     this.sweeper = setInterval(() => this.sweep(), Math.min(SWEEP_MS, Math.floor(deps.config.sessionIdleMs / SWEEPS_PER_IDLE_LIMIT)));
     this.sweeper.unref();
+    // A sibling thread's answers for a legacy SSE stream held here.
+    threads?.onFrame((id, json) => {
+      const stream = this.sessions.get(id)?.stream;
+      if (stream && !stream.isClosed) stream.messageText(json);
+    });
   }
 
   /** Opens a session for an admitted caller; the account's shard counts it against the cap. */
   async open(admission: Admission, transport: McpSession['transport'], protocolVersion: string): Promise<McpSession> {
     const id = randomUUID();
     const accountId = admission.account.id;
-    const terms: SessionTerms = { transport, protocolVersion, generation: admission.generation };
+    const terms: SessionTerms = { transport, protocolVersion, generation: admission.generation, ...(this.threads ? { holder: this.threads.holder } : {}) };
     await this.deps.cluster.call({ type: 'account.session_open', accountId, sessionId: id, idleMs: this.deps.config.sessionIdleMs, session: terms });
     return this.hold(id, accountId, terms);
   }
@@ -69,10 +87,11 @@ export class SessionStore {
   }
 
   /**
-   * The Streamable HTTP session an id names, held here or opened through another front: asked of
-   * the shard of the account the bearer credential names. Nothing is checked yet: `require` does
-   * that against the caller admission finds, so a credential that names another account, or none,
-   * finds nothing that admission would accept.
+   * The session an id names, held here or opened elsewhere: asked of the shard of the account the
+   * bearer credential names. A Streamable HTTP session is served by any front; a legacy SSE one
+   * only by the threads of the process holding its stream (answers go to that thread). Nothing is
+   * checked yet: `require` does that against the caller admission finds, so a credential that
+   * names another account, or none, finds nothing that admission would accept.
    */
   async find(id: string | undefined | null, token: string | null): Promise<McpSession | undefined> {
     const held = this.get(id);
@@ -80,9 +99,13 @@ export class SessionStore {
     const credential = parseCredential(token);
     if (!credential || (credential.kind !== 'api_key' && credential.kind !== 'access_token')) return undefined;
     const terms = await this.deps.cluster.call<SessionTerms | null>({ type: 'account.session_find', accountId: credential.accountId, sessionId: id });
-    if (!terms || terms.transport !== 'streamable-http') return undefined;
+    if (!terms) return undefined;
+    const sibling = terms.transport === 'sse' ? (this.threads?.siblingOf(terms.holder) ?? null) : null;
+    if (terms.transport === 'sse' && sibling === null) return undefined;
     // Another request may have brought it here meanwhile; that copy holds its in-flight calls.
-    return this.sessions.get(id) ?? this.hold(id, credential.accountId, terms);
+    const session = this.sessions.get(id) ?? this.hold(id, credential.accountId, terms);
+    if (sibling !== null && !session.stream) session.stream = this.threads!.siblingStream(sibling, id);
+    return session;
   }
 
   /**

@@ -42,11 +42,15 @@ function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
   const sessionId = ex.query.get('sessionId');
   return agentToolRequest(env, ex, 'sse', async (req) => {
     if (!sessionId) fail('session_required', 'Bad Request: sessionId query parameter is required');
-    const found = sessions.get(sessionId);
+    // Read first (uWS hands the body over only to a reader set before any await).
+    const body = readIncoming(ex);
+    body.catch(() => undefined);
+    // Held on this thread, or on a sibling front thread that takes the answers (front-threads.ts).
+    const found = sessions.get(sessionId) ?? (await sessions.find(sessionId, req.token));
     // An id no open session has names nothing, whoever asks (it is random: nothing to probe).
     if (!found?.stream || found.stream.isClosed) fail('session_not_found', 'Session not found');
     const stream = found.stream;
-    const incoming = await readIncoming(ex);
+    const incoming = await body;
     // A response the client sent us still needs its caller admitted: as a ping.
     const message = incoming.kind === 'response' ? PING : incoming.message;
     if (incoming.kind === 'request') req.id = incoming.message.id;

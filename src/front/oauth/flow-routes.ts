@@ -51,9 +51,9 @@ function rateLimited(ex: Exchange, retryAfterS: number, description: string): vo
 }
 
 /** DESIGN §7: /authorize counts per client IP, and against the REST limit of the key it names. */
-async function authorize(deps: Deps, perIp: PerIpWindow, ex: Exchange): Promise<void> {
+async function authorize(deps: Deps, perIp: AuthorizeWindow, ex: Exchange): Promise<void> {
   const q = ex.query;
-  const wait = perIp.take(ex.remoteAddress);
+  const wait = await perIp.take(ex.remoteAddress);
   if (wait > 0) return rateLimited(ex, wait, `Too many authorization requests from this address (${deps.config.authorizePerIpPerMinute} per minute)`);
   const clientId = q.get('client_id');
   const redirectRaw = q.get('redirect_uri');
@@ -169,8 +169,12 @@ async function token(deps: Deps, ex: Exchange): Promise<void> {
   }
 }
 
-export function flowRoutes(router: Router, deps: Deps, cors: Cors): void {
-  const perIp = new PerIpWindow(deps.config.authorizePerIpPerMinute);
+/** Counts /authorize calls per client IP: a PerIpWindow, or the first front thread's one (front-threads.ts). */
+export interface AuthorizeWindow {
+  take(ip: string): number | Promise<number>;
+}
+
+export function flowRoutes(router: Router, deps: Deps, cors: Cors, perIp: AuthorizeWindow = new PerIpWindow(deps.config.authorizePerIpPerMinute)): void {
   router
     .add('get', '/authorize', (ex) => authorize(deps, perIp, ex))
     .add('post', '/token', (ex) => {
