@@ -134,8 +134,22 @@ export class SessionStore {
   close(id: string): boolean {
     const s = this.forget(id);
     if (!s) return false;
-    this.deps.cluster.call({ type: 'account.session_close', accountId: s.accountId, sessionId: id }).catch(() => undefined);
+    this.ended(s).catch(() => undefined);
     return true;
+  }
+
+  /**
+   * Ends a session for a client that asked (DELETE): answered once the account's shard has ended
+   * it, so that every other front has been told (the shard pushes the notice before it answers)
+   * before the client can send its next request there.
+   */
+  async end(id: string): Promise<void> {
+    const s = this.forget(id);
+    if (s) await this.ended(s);
+  }
+
+  private ended(s: McpSession): Promise<unknown> {
+    return this.deps.cluster.call({ type: 'account.session_close', accountId: s.accountId, sessionId: s.id });
   }
 
   /** Drops this front's copy of a session: its in-flight calls are aborted and its stream closed. */

@@ -141,7 +141,7 @@ function handleDelete(env: AgentToolEnv, ex: Exchange): Promise<void> {
     const found = await sessions.find(sessionId, req.token);
     // Ending a session is not metered: a rate-limited client must still be able to free its slot.
     const admitted = await admit(deps, req.token, { jsonrpc: '2.0', method: 'ping' }, found ?? null, false, { kind: 'none' });
-    sessions.close(sessions.require(sessionId, found, admitted.admission).id);
+    await sessions.end(sessions.require(sessionId, found, admitted.admission).id);
     ex.sendJson(200, { success: true, message: 'Session ended' });
   });
 }
