@@ -23,8 +23,9 @@ async function run(): Promise<void> {
   const metrics = new Metrics(false);
   const cluster = new Cluster(data.shards, (command, seconds, ok) => metrics.shardCall(command, seconds, ok), loadTls(config));
   await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
-  // Parsing is the first thread's; this pool serves a REST attachment download now and then.
-  const pool = new WorkPool(1, (err) => log.warn({ err }, 'pool worker failed and was replaced'));
+  // Parsing is the first thread's; this pool serves a REST attachment download now and then, and
+  // starts its thread only then.
+  const pool = new WorkPool(1, (err) => log.warn({ err }, 'pool worker failed and was replaced'), undefined, true);
   const link = new WorkerThreadLink(port, data);
   const app = uWS.App();
   const tier = startHttpTier(app, { config, cluster, pool, log, metrics, smtpPort: () => data.smtpPort, threads: link });

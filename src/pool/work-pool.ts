@@ -25,12 +25,13 @@ export class WorkPool {
    * starved machine) is replaced by piscina; without a listener its 'error' event would end the
    * whole process.
    */
-  constructor(threads = 0, onWorkerError: (err: unknown) => void = warnWorkerError, private readonly taskTimeoutMs = PARSE_TIMEOUT_MS) {
+  /** `lazy`: no thread until a task comes (a pool used now and then, by a front thread that does not parse mail). */
+  constructor(threads = 0, onWorkerError: (err: unknown) => void = warnWorkerError, private readonly taskTimeoutMs = PARSE_TIMEOUT_MS, lazy = false) {
     // The shards and the front's event loop need CPU too: one parse thread per core at most.
     const size = threads > 0 ? threads : Math.max(1, availableParallelism());
     this.pool = new Piscina({
       filename: new URL('./tasks.js', import.meta.url).href,
-      minThreads: size,
+      minThreads: lazy ? 0 : size,
       maxThreads: size,
       idleTimeout: 60_000,
     });

@@ -52,6 +52,23 @@ test.serial('front threads - REST requests on separate connections are served by
   t.true(Number(counted?.[1]) >= 40, 'both threads\' requests are counted');
 });
 
+test.serial('front threads - an attachment downloads through either thread (the second one parses it on its own pool)', async (t) => {
+  const { api_key: key } = await svc.createAccount('growth');
+  const inbox = ((await (await svc.api(key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address as string;
+  const attachment = Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 251));
+  await sendMail(svc.smtpPort, { to: inbox, subject: 'with a file', text: 'see the file', attachments: [{ filename: 'report.bin', content: attachment }] });
+  const auth = { authorization: `Bearer ${key}` };
+  const id = (JSON.parse((await once('GET', `/v1/inboxes/${inbox}/messages`, auth)).text) as Json).data[0].id as string;
+  const downloads = await Promise.all(Array.from({ length: 12 }, () => new Promise<Buffer>((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port: svc.httpPort, path: `/v1/inboxes/${inbox}/messages/${id}/attachments/0`, agent: false, headers: auth }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`status ${res.statusCode}`))));
+    }).on('error', reject);
+  })));
+  for (const d of downloads) t.deepEqual(d, attachment);
+});
+
 test.serial('front threads - a Streamable HTTP session answers on every connection, whichever thread takes it', async (t) => {
   const { api_key: key } = await svc.createAccount('growth');
   const session = await rawInitialize(svc.baseUrl, key, '2025-06-18');
