@@ -14,9 +14,9 @@ function shardMap(config: Config): ShardAddress[] {
 }
 
 async function etcdCluster(config: Config): Promise<Cluster> {
-  const { clusterPlacement } = await import('./cluster-cli.js');
+  const { followSlotMap } = await import('../rpc/slot-map-placement.js');
   const { createLogger } = await import('../obs/logger.js');
-  return new Cluster((await clusterPlacement(config, createLogger('warn', 'admin')))(() => undefined));
+  return new Cluster((await followSlotMap(config, createLogger('warn', 'admin')))(() => undefined));
 }
 
 export async function runAdmin(config: Config, args: Args): Promise<number> {

@@ -1,15 +1,12 @@
 // The cluster side of the CLI (MAILCUE_ETCD_ENDPOINTS set): `mailcue shard` joins as a member,
-// `mailcue front` routes by the slot map, `mailcue admin cluster status|drain` read and mark etcd.
+// `mailcue admin cluster status|drain` read and mark etcd. (`mailcue front` follows the slot map
+// through src/rpc/slot-map-placement.ts.)
 import path from 'node:path';
 import { requestDrain } from '../cluster/drain.js';
 import { connectEtcd, type EtcdHandle } from '../cluster/etcd.js';
 import { MEMBER_ID } from '../cluster/members.js';
-import { SlotView } from '../cluster/slot-view.js';
 import { formatClusterStatus, readClusterStatus } from '../cluster/status.js';
 import { ConfigError, type Config } from '../config/config.js';
-import type { Logger } from '../obs/logger.js';
-import { SlotPlacement } from '../rpc/placement.js';
-import type { LatencyObserver } from '../rpc/shard-client.js';
 import { assertListenAllowed, loadTls, type TlsMaterial } from '../rpc/tls.js';
 import { resolveMasterKey } from '../security/sealer.js';
 import type { Args } from './args.js';
@@ -47,22 +44,6 @@ export async function clusterShard(config: Config, flags: Map<string, string>) {
 }
 
 /** The front's placement in cluster mode: a live SlotView; closed with the front's cluster. */
-export async function clusterPlacement(config: Config, log: Logger): Promise<(observe: LatencyObserver) => SlotPlacement> {
-  const tls = loadTls(config);
-  const etcd = etcdFor(config, tls);
-  const view = await SlotView.start(etcd.ns);
-  log.info({ members: view.members().length }, 'following the cluster slot map');
-  return (observe) => {
-    const placement = new SlotPlacement(view, observe, tls);
-    const close = placement.close.bind(placement);
-    placement.close = () => {
-      close();
-      void view.close().finally(() => etcd.close());
-    };
-    return placement;
-  };
-}
-
 /** `mailcue admin cluster status [--json]` and `mailcue admin cluster drain ID [--no-wait]`. */
 export async function runClusterAdmin(config: Config, args: Args): Promise<number> {
   const [, action, id] = args.positionals;

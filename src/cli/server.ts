@@ -61,9 +61,8 @@ async function shard(config: Config, flags: Map<string, string>): Promise<void> 
 async function front(config: Config, flags: Map<string, string>): Promise<void> {
   if (config.etcdEndpoints.length > 0 && !flags.has('shards')) {
     const log = createLogger(config.logLevel, 'front');
-    const { clusterPlacement } = await import('./cluster-cli.js');
     const { startFront } = await import('../front/front-server.js');
-    const f = await startFront(config, await clusterPlacement(config, log), log);
+    const f = await startFront(config, 'slot-map', log);
     onSignals(() => f.stop());
     return;
   }

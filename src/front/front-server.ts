@@ -9,7 +9,8 @@ import type { Logger } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { WorkPool } from '../pool/work-pool.js';
 import { Cluster } from '../rpc/cluster.js';
-import type { Placement } from '../rpc/placement.js';
+import type { LatencyObserver } from '../rpc/shard-client.js';
+import { followSlotMap } from '../rpc/slot-map-placement.js';
 import { loadTls } from '../rpc/tls.js';
 import type { Deps } from '../services/deps.js';
 import { FrontThreads } from './front-threads.js';
@@ -49,15 +50,20 @@ async function listenHttp(app: TemplatedApp, config: Config, shared: boolean): P
   return listen(app, config.host, port);
 }
 
-export async function startFront(configured: Config, shards: readonly ShardAddress[] | ((observe: (command: string, seconds: number, ok: boolean) => void) => Placement), log: Logger): Promise<Front> {
-  const metrics = new Metrics();
-  const observe = (command: string, seconds: number, ok: boolean) => metrics.shardCall(command, seconds, ok);
-  // A static shard map, or (cluster mode) a placement that follows the slot map in etcd.
-  const cluster = typeof shards === 'function' ? new Cluster(shards(observe)) : new Cluster(shards, observe, loadTls(configured));
+/** Where a front finds its shards: a static map, or (cluster mode) the slot map in etcd. */
+export type ShardSource = readonly ShardAddress[] | 'slot-map';
+
+/** The shard channels of one front event loop, each thread its own. */
+export async function connectShards(config: Config, shards: ShardSource, log: Logger, observe: LatencyObserver): Promise<Cluster> {
+  const cluster = shards === 'slot-map' ? new Cluster((await followSlotMap(config, log))(observe)) : new Cluster(shards, observe, loadTls(config));
   await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
-  // More event loops on the port need a shard map they can be given; one that follows etcd is not.
-  const threadCount = typeof shards === 'function' ? 1 : configured.frontThreads;
-  if (threadCount < configured.frontThreads) log.warn({ front_threads: configured.frontThreads }, 'MAILCUE_FRONT_THREADS applies to a static shard map; serving HTTP on one thread');
+  return cluster;
+}
+
+export async function startFront(configured: Config, shards: ShardSource, log: Logger): Promise<Front> {
+  const metrics = new Metrics();
+  const cluster = await connectShards(configured, shards, log, (command, seconds, ok) => metrics.shardCall(command, seconds, ok));
+  const threadCount = configured.frontThreads;
 
   // Bound before the routes are added, so that a front started on port 0 knows its own URL when
   // they read it; until then a request finds no route (the service is not ready yet).
@@ -83,7 +89,7 @@ export async function startFront(configured: Config, shards: readonly ShardAddre
   try {
     opsSocket = await listen(opsApp, config.opsHost, config.opsPort);
     smtp = await startSmtpIngress(deps, metrics);
-    await threads?.start(config, shards as readonly ShardAddress[], httpPort, smtp.port, log);
+    await threads?.start(config, shards, httpPort, smtp.port, log);
   } catch (err) {
     uWS.us_listen_socket_close(listenSocket);
     if (opsSocket) uWS.us_listen_socket_close(opsSocket);

@@ -6,9 +6,7 @@ import { withBoundHttpPort } from '../obs/bound-ports.js';
 import { createLogger } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { WorkPool } from '../pool/work-pool.js';
-import { Cluster } from '../rpc/cluster.js';
-import { loadTls } from '../rpc/tls.js';
-import { listen, SHARD_READY_TIMEOUT_MS } from './front-server.js';
+import { connectShards, listen } from './front-server.js';
 import { WorkerThreadLink, type FrontThreadData, type ThreadMessage } from './front-threads.js';
 import { startHttpTier } from './http-tier.js';
 import { uWS } from './http/uws.js';
@@ -21,8 +19,7 @@ async function run(): Promise<void> {
   const config = withBoundHttpPort(data.config, data.httpPort);
   const log = createLogger(config.logLevel, `front-${data.index}`);
   const metrics = new Metrics(false);
-  const cluster = new Cluster(data.shards, (command, seconds, ok) => metrics.shardCall(command, seconds, ok), loadTls(config));
-  await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
+  const cluster = await connectShards(config, data.shards, log, (command, seconds, ok) => metrics.shardCall(command, seconds, ok));
   // Parsing is the first thread's; this pool serves a REST attachment download now and then, and
   // starts its thread only then.
   const pool = new WorkPool(1, (err) => log.warn({ err }, 'pool worker failed and was replaced'), undefined, true);

@@ -8,9 +8,10 @@
 // every thread's registry.
 import { randomUUID } from 'node:crypto';
 import { MessagePort, Worker } from 'node:worker_threads';
-import type { Config, ShardAddress } from '../config/config.js';
+import type { Config } from '../config/config.js';
 import type { Logger } from '../obs/logger.js';
 import type { ThreadMetrics } from '../obs/metrics.js';
+import type { ShardSource } from './front-server.js';
 import type { AuthorizeWindow } from './oauth/flow-routes.js';
 import { PerIpWindow } from './oauth/per-ip-window.js';
 import type { SessionStream } from './mcp/sessions.js';
@@ -18,7 +19,8 @@ import type { SessionStream } from './mcp/sessions.js';
 /** What a worker thread is started with. */
 export interface FrontThreadData {
   config: Config;
-  shards: ShardAddress[];
+  /** A static shard map, or 'slot-map': the thread follows etcd's itself. */
+  shards: ShardSource;
   index: number;
   /** The process's own id: holders name `<process>:<thread>`. */
   process: string;
@@ -125,10 +127,10 @@ export class FrontThreads extends ThreadLinkBase {
   }
 
   /** Starts the worker threads serving HTTP on `httpPort` beside this one; resolves once each listens. */
-  async start(config: Config, shards: readonly ShardAddress[], httpPort: number, smtpPort: number, log: Logger): Promise<void> {
+  async start(config: Config, shards: ShardSource, httpPort: number, smtpPort: number, log: Logger): Promise<void> {
     try {
       for (let index = 1; index < config.frontThreads; index++) {
-        const data: FrontThreadData = { config, shards: [...shards], index, process: this.process, httpPort, smtpPort };
+        const data: FrontThreadData = { config, shards: shards === 'slot-map' ? shards : [...shards], index, process: this.process, httpPort, smtpPort };
         this.workers.push(await this.spawn(data, log));
       }
     } catch (err) {

@@ -7,6 +7,7 @@ import http from 'node:http';
 import test from 'ava';
 import { sendMail } from '../helpers/mail.js';
 import { rawInitialize } from '../helpers/mcp.js';
+import { startEtcd } from '../helpers/etcd.js';
 import { startService, type Service } from '../helpers/service.js';
 import { awayFromMinuteEnd, until } from '../helpers/wait.js';
 
@@ -22,11 +23,11 @@ test.after.always(async () => {
 });
 
 /** One request on a fresh connection. */
-function once(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+function once(method: string, path: string, headers: Record<string, string>, body?: unknown, port = svc.httpPort): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request({
-      host: '127.0.0.1', port: svc.httpPort, method, path, agent: false,
+      host: '127.0.0.1', port, method, path, agent: false,
       headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}) },
     }, (res) => {
       let text = '';
@@ -39,7 +40,7 @@ function once(method: string, path: string, headers: Record<string, string>, bod
   });
 }
 
-const metric = async (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(await svc.metrics())?.[1] ?? NaN);
+const metric = async (name: string, of: Service = svc) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(await of.metrics())?.[1] ?? NaN);
 
 test.serial('front threads - REST requests on separate connections are served by both threads; /metrics adds them up', async (t) => {
   const { api_key: key } = await svc.createAccount('growth');
@@ -132,4 +133,22 @@ test.serial('front threads - the service stops gracefully with both threads', as
   await own.stop();
   t.is(child.exitCode, 0);
   for (const status of await parked) t.is(status, 200);
+});
+
+test.serial('front threads - a cluster front that follows the slot map in etcd serves on both threads', async (t) => {
+  const etcd = await startEtcd();
+  const cluster = await startService({ clusterShards: 2, etcd: etcd.endpoint, env: { MAILCUE_FRONT_THREADS: '2' } }).catch(async (err) => {
+    await etcd.stop();
+    throw err;
+  });
+  try {
+    const { api_key: key } = await cluster.createAccount('growth');
+    const inbox = ((await (await cluster.api(key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address as string;
+    const answers = await Promise.all(Array.from({ length: 40 }, () => once('GET', `/v1/inboxes/${inbox}/messages`, { authorization: `Bearer ${key}` }, undefined, cluster.httpPort)));
+    for (const a of answers) t.is(a.status, 200);
+    t.is(await metric('mailcue_admitted_credentials', cluster), 2, 'both threads admitted the key');
+  } finally {
+    await cluster.stop();
+    await etcd.stop();
+  }
 });
