@@ -43,7 +43,6 @@ export async function clusterShard(config: Config, flags: Map<string, string>) {
   });
 }
 
-/** The front's placement in cluster mode: a live SlotView; closed with the front's cluster. */
 /** `mailcue admin cluster status [--json]` and `mailcue admin cluster drain ID [--no-wait]`. */
 export async function runClusterAdmin(config: Config, args: Args): Promise<number> {
   const [, action, id] = args.positionals;

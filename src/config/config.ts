@@ -58,7 +58,7 @@ export interface Config {
   readonly masterKey: string | null;
   readonly logLevel: string;
   readonly poolThreads: number;
-  /** Event loops serving HTTP on the one port (the first also runs SMTP); static shard maps only. */
+  /** Event loops serving HTTP on the one port (MAILCUE_FRONT_THREADS); the first also runs SMTP. */
   readonly frontThreads: number;
   /** Where a process writes the ports it bound (MAILCUE_PORTS_FILE), for launchers that start it on port 0. */
   readonly portsFile: string | null;

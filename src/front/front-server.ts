@@ -63,18 +63,17 @@ export async function connectShards(config: Config, shards: ShardSource, log: Lo
 export async function startFront(configured: Config, shards: ShardSource, log: Logger): Promise<Front> {
   const metrics = new Metrics();
   const cluster = await connectShards(configured, shards, log, (command, seconds, ok) => metrics.shardCall(command, seconds, ok));
-  const threadCount = configured.frontThreads;
 
   // Bound before the routes are added, so that a front started on port 0 knows its own URL when
   // they read it; until then a request finds no route (the service is not ready yet).
   const app = uWS.App();
-  const listenSocket = await listenHttp(app, configured, threadCount > 1);
+  const listenSocket = await listenHttp(app, configured, configured.frontThreads > 1);
   const httpPort = uWS.us_socket_local_port(listenSocket);
   const config = withBoundHttpPort(configured, httpPort);
   const pool = new WorkPool(config.poolThreads, (err) => log.warn({ err }, 'pool worker failed and was replaced'));
 
   let smtp: SmtpIngress | null = null;
-  const threads = threadCount > 1 ? new FrontThreads(config) : null;
+  const threads = config.frontThreads > 1 ? new FrontThreads(config) : null;
   const tier = startHttpTier(app, { config, cluster, pool, log, metrics, smtpPort: () => smtp?.port ?? 0, threads });
   const { deps } = tier;
 
@@ -99,7 +98,7 @@ export async function startFront(configured: Config, shards: ShardSource, log: L
   const opsPort = uWS.us_socket_local_port(opsSocket);
   const smtpPort = smtp.port;
   reportBoundPorts(config, { http: httpPort, smtp: smtpPort, ops: opsPort });
-  log.info({ http_port: httpPort, smtp_port: smtpPort, ops: `${config.opsHost}:${opsPort}`, shards: cluster.shards.length, front_threads: threadCount }, 'mailcue front ready');
+  log.info({ http_port: httpPort, smtp_port: smtpPort, ops: `${config.opsHost}:${opsPort}`, shards: cluster.shards.length, front_threads: config.frontThreads }, 'mailcue front ready');
   if (!config.adminToken) log.info('admin API off (set MAILCUE_ADMIN_TOKEN); create accounts with: npx mailcue admin create-account --plan growth');
 
   return {

@@ -8,6 +8,7 @@ import { Metrics } from '../obs/metrics.js';
 import { WorkPool } from '../pool/work-pool.js';
 import { connectShards, listen } from './front-server.js';
 import { WorkerThreadLink, type FrontThreadData, type ThreadMessage } from './front-threads.js';
+import { setFrontGauges } from './http/ops-routes.js';
 import { startHttpTier } from './http-tier.js';
 import { uWS } from './http/uws.js';
 
@@ -31,9 +32,7 @@ async function run(): Promise<void> {
   port.on('message', (m: ThreadMessage) => {
     switch (m.t) {
       case 'metrics':
-        metrics.admittedCredentials.set(tier.deps.admitted.size);
-        metrics.leasedAdmissions.set(tier.deps.leases.spent);
-        metrics.admissionLeases.set(tier.deps.leases.size);
+        setFrontGauges(metrics, tier.deps);
         void metrics.json().then((json) => post({ t: 'metrics_json', id: m.id, json }));
         return;
       case 'stop':

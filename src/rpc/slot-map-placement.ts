@@ -8,6 +8,7 @@ import { SlotPlacement } from './placement.js';
 import type { LatencyObserver } from './shard-client.js';
 import { loadTls } from './tls.js';
 
+/** A placement over a live SlotView; closing the placement closes the view and its etcd client. */
 export async function followSlotMap(config: Config, log: Logger): Promise<(observe: LatencyObserver) => SlotPlacement> {
   const tls = loadTls(config);
   const etcd = connectEtcd({ endpoints: config.etcdEndpoints, prefix: config.etcdPrefix, tls });

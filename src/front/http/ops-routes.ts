@@ -24,6 +24,13 @@ export function healthRoutes(router: Router, deps: Deps): void {
   router.add('get', '/livez', live).add('get', '/readyz', ready).add('get', '/healthz', ready);
 }
 
+/** The gauges of what this front event loop holds: admitted credentials and admission leases. */
+export function setFrontGauges(metrics: Metrics, deps: Deps): void {
+  metrics.admittedCredentials.set(deps.admitted.size);
+  metrics.leasedAdmissions.set(deps.leases.spent);
+  metrics.admissionLeases.set(deps.leases.size);
+}
+
 /** The ops listener's routes; `otherThreads` gives the other front threads' metrics to add in. */
 export function opsRoutes(router: Router, deps: Deps, metrics: Metrics, otherThreads: () => Promise<ThreadMetrics[]> = async () => []): void {
   router
@@ -37,9 +44,7 @@ export function opsRoutes(router: Router, deps: Deps, metrics: Metrics, otherThr
       const commands = new Map<string, number>();
       for (const s of stats) for (const [type, n] of Object.entries(s.commands)) commands.set(type, (commands.get(type) ?? 0) + n);
       for (const [type, n] of commands) metrics.shardCommands.labels(type).set(n);
-      metrics.admittedCredentials.set(deps.admitted.size);
-      metrics.leasedAdmissions.set(deps.leases.spent);
-      metrics.admissionLeases.set(deps.leases.size);
+      setFrontGauges(metrics, deps);
       metrics.replicationLag.reset();
       for (const s of stats) for (const r of s.replication ?? []) metrics.replicationLag.labels(String(r.slot), r.follower).set(r.lag);
       ex.send(200, await metrics.text(await otherThreads()), metrics.contentType);

@@ -67,7 +67,8 @@ export class SessionStore {
   async open(admission: Admission, transport: McpSession['transport'], protocolVersion: string): Promise<McpSession> {
     const id = randomUUID();
     const accountId = admission.account.id;
-    const terms: SessionTerms = { transport, protocolVersion, generation: admission.generation, ...(this.threads ? { holder: this.threads.holder } : {}) };
+    // Only a legacy SSE session needs its stream's thread named: its answers are handed there.
+    const terms: SessionTerms = { transport, protocolVersion, generation: admission.generation, ...(this.threads && transport === 'sse' ? { holder: this.threads.holder } : {}) };
     await this.deps.cluster.call({ type: 'account.session_open', accountId, sessionId: id, idleMs: this.deps.config.sessionIdleMs, session: terms });
     return this.hold(id, accountId, terms);
   }
@@ -100,8 +101,11 @@ export class SessionStore {
     if (!credential || (credential.kind !== 'api_key' && credential.kind !== 'access_token')) return undefined;
     const terms = await this.deps.cluster.call<SessionTerms | null>({ type: 'account.session_find', accountId: credential.accountId, sessionId: id });
     if (!terms) return undefined;
-    const sibling = terms.transport === 'sse' ? (this.threads?.siblingOf(terms.holder) ?? null) : null;
-    if (terms.transport === 'sse' && sibling === null) return undefined;
+    let sibling: number | null = null;
+    if (terms.transport === 'sse') {
+      sibling = this.threads?.siblingOf(terms.holder) ?? null;
+      if (sibling === null) return undefined; // its stream is held by another process
+    }
     // Another request may have brought it here meanwhile; that copy holds its in-flight calls.
     const session = this.sessions.get(id) ?? this.hold(id, credential.accountId, terms);
     if (sibling !== null && !session.stream) session.stream = this.threads!.siblingStream(sibling, id);
