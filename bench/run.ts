@@ -13,8 +13,8 @@ import { runScenario } from './lib/run-scenario.js';
 import type { Context, Scenario, ScenarioResult } from './lib/scenario.js';
 import { makeTls, type TlsFiles } from './lib/tls.js';
 import { floorGrpc } from './scenarios/floor-grpc.js';
-import { floorSmtp } from './scenarios/floor-smtp.js';
-import { floorUws } from './scenarios/floor-uws.js';
+import { floorSmtp, floorSmtpShard } from './scenarios/floor-smtp.js';
+import { floorUws, floorUwsShard } from './scenarios/floor-uws.js';
 import { mcpGetLatest, restGetLatest } from './scenarios/get-latest.js';
 import { parkedWaiters } from './scenarios/parked-waiters.js';
 import { peerMaildev } from './scenarios/peer-maildev.js';
@@ -24,7 +24,7 @@ import { webhookDelivery } from './scenarios/webhook-delivery.js';
 
 /** In run order. The SMTP scenarios fill the read inboxes the read scenarios use. Scenarios that
  * start their own servers (parked-waiters, peer-maildev) run after the shared Mailcue is stopped. */
-const SHARED: Scenario[] = [floorUws, floorGrpc, floorSmtp, smtpIngest, smtpIngestLarge, restGetLatest, mcpGetLatest, wakeLatency, webhookDelivery];
+const SHARED: Scenario[] = [floorUws, floorUwsShard, floorGrpc, floorSmtp, floorSmtpShard, smtpIngest, smtpIngestLarge, restGetLatest, mcpGetLatest, wakeLatency, webhookDelivery];
 const OWN: Scenario[] = [parkedWaiters, peerMaildev];
 const READ_INBOXES = 1000;
 const RESULTS = path.resolve('bench/results/latest.json');

@@ -5,7 +5,7 @@ import { start, waitFor, type Child } from './proc.js';
 
 const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'floor-servers.ts');
 
-export async function startFloorServer(name: string, kind: 'uws' | 'grpc' | 'smtp', where: string): Promise<Child> {
+export async function startFloorServer(name: string, kind: 'uws' | 'uws-shard' | 'grpc' | 'smtp' | 'smtp-shard', where: string): Promise<Child> {
   const child = start(name, process.execPath, ['--import', 'tsx', ENTRY, kind, where]);
   await waitFor(`${name} ready`, () => {
     if (child.exited) throw new Error(`${name} exited: ${child.output.join(' | ')}`);

@@ -37,14 +37,22 @@ export function evaluateTargets(results: Map<string, ScenarioResult>): Target[] 
 
   const smtpFloor = ok(get('floor-smtp'));
   const uws = ok(get('floor-uws'));
+  // The floors of the architecture itself (the path DESIGN §1 fixes, with none of Mailcue's work on
+  // it), beside each target: how far that path alone gets against the same yardstick.
+  const smtpPath = ok(get('floor-smtp-shard'));
+  const readPath = ok(get('floor-uws-shard'));
+  const pathShare = (path: ScenarioResult | undefined, yardstick: unknown) => {
+    const share = ratio(num(path?.ops_per_s), num(yardstick));
+    return share === null ? '' : `; ${path!.name} alone ${shown(share)}×`;
+  };
   const smtpRatio = ratio(num(ingest?.ops_per_s), num(peer?.smtp_ops_per_s));
-  add('smtp-ingest ≥ 2× MailDev SMTP ingest', smtpRatio, (v) => v >= 2, (v) => `${shown(v)}× (${ingest!.ops_per_s} vs ${peer!.smtp_ops_per_s} mails/s)`);
+  add('smtp-ingest ≥ 2× MailDev SMTP ingest', smtpRatio, (v) => v >= 2, (v) => `${shown(v)}× (${ingest!.ops_per_s} vs ${peer!.smtp_ops_per_s} mails/s)${pathShare(smtpPath, peer!.smtp_ops_per_s)}`);
   const smtpFloorRatio = ratio(num(ingest?.ops_per_s), num(smtpFloor?.ops_per_s));
-  add('smtp-ingest ≥ 0.75× floor-smtp', smtpFloorRatio, (v) => v >= 0.75, (v) => `${shown(v)}× (${ingest!.ops_per_s} vs ${smtpFloor!.ops_per_s} mails/s)`);
+  add('smtp-ingest ≥ 0.75× floor-smtp', smtpFloorRatio, (v) => v >= 0.75, (v) => `${shown(v)}× (${ingest!.ops_per_s} vs ${smtpFloor!.ops_per_s} mails/s)${pathShare(smtpPath, smtpFloor!.ops_per_s)}`);
   const readRatio = ratio(num(rest?.ops_per_s), num(peer?.read_ops_per_s));
-  add('rest-get-latest ≥ 1.5× MailDev GET /api/email/:id', readRatio, (v) => v >= 1.5, (v) => `${shown(v)}× (${rest!.ops_per_s} vs ${peer!.read_ops_per_s} req/s)`);
+  add('rest-get-latest ≥ 1.5× MailDev GET /api/email/:id', readRatio, (v) => v >= 1.5, (v) => `${shown(v)}× (${rest!.ops_per_s} vs ${peer!.read_ops_per_s} req/s)${pathShare(readPath, peer!.read_ops_per_s)}`);
   const restFloorRatio = ratio(num(rest?.ops_per_s), num(uws?.ops_per_s));
-  add('rest-get-latest ≥ 0.35× floor-uws', restFloorRatio, (v) => v >= 0.35, (v) => `${shown(v)}× (${rest!.ops_per_s} vs ${uws!.ops_per_s} req/s)`);
+  add('rest-get-latest ≥ 0.35× floor-uws', restFloorRatio, (v) => v >= 0.35, (v) => `${shown(v)}× (${rest!.ops_per_s} vs ${uws!.ops_per_s} req/s)${pathShare(readPath, uws!.ops_per_s)}`);
   const mcpRatio = ratio(num(mcp?.ops_per_s), num(grpc?.ops_per_s));
   add('mcp-get-latest ≥ 2× floor-grpc (unary)', mcpRatio, (v) => v >= 2, (v) => `${shown(v)}× (${mcp!.ops_per_s} vs ${grpc!.ops_per_s} calls/s)`);
   const mcpRestRatio = ratio(num(mcp?.ops_per_s), num(rest?.ops_per_s));
@@ -95,6 +103,17 @@ function notes(r: ScenarioResult): string {
   if (r.error) return `ERROR: ${r.error.split('\n')[0]!.slice(0, 120)}`;
   const n: string[] = [];
   switch (r.name) {
+    case 'floor-uws':
+    case 'floor-uws-shard': {
+      const cores = num(r.server_cpu_cores);
+      const rate = num(r.ops_per_s);
+      if (cores !== null && rate) n.push(`server ${f((cores * 1e6) / rate)} µs CPU/req`);
+      break;
+    }
+    case 'floor-smtp':
+    case 'floor-smtp-shard':
+      n.push(`server ${f(r.server_cpu_ms_per_mail, 2)} ms CPU/mail`);
+      break;
     case 'floor-grpc':
       n.push(`bidi stream ${f((r.bidi_stream as { ops_per_s: number }).ops_per_s)}/s`);
       break;
