@@ -20,6 +20,12 @@ function shown(v: number): string {
   return (Math.floor(v * 100) / 100).toString();
 }
 
+/** floor-smtp-shard sending as wake-latency does: end of DATA → 250 with nothing parked or woken. */
+function wakeFloor(path: ScenarioResult | undefined): string {
+  const w = path?.wake_pattern as { p50_ms?: number; p99_ms?: number } | undefined;
+  return w?.p99_ms === undefined ? '' : `; floor-smtp-shard's 250 alone p99 ${w.p99_ms} ms, p50 ${w.p50_ms} ms`;
+}
+
 export function evaluateTargets(results: Map<string, ScenarioResult>): Target[] {
   const get = (name: string) => results.get(name);
   const ok = (r: ScenarioResult | undefined) => (r && !r.skipped && !r.error ? r : undefined);
@@ -62,7 +68,7 @@ export function evaluateTargets(results: Map<string, ScenarioResult>): Target[] 
   out.push({
     target: 'wake-latency p99 ≤ 5 ms with 10,000 parked', value: p99,
     met: p99 === null || !enoughParked ? null : p99 <= 5,
-    measured: p99 === null ? 'n/a' : `p99 ${p99} ms, p50 ${wake!.p50_ms} ms (${wake!.parked} parked${enoughParked ? '' : ': too few to judge'})`,
+    measured: p99 === null ? 'n/a' : `p99 ${p99} ms, p50 ${wake!.p50_ms} ms (${wake!.parked} parked${enoughParked ? '' : ': too few to judge'})${wakeFloor(smtpPath)}`,
   });
   // Both kinds of long-poll count: the larger of a REST wait and an MCP watch_email call. Like
   // wake-latency, judged only at full size: a few thousand waits are a few MiB, within the heap's
@@ -111,9 +117,12 @@ function notes(r: ScenarioResult): string {
       break;
     }
     case 'floor-smtp':
-    case 'floor-smtp-shard':
+    case 'floor-smtp-shard': {
       n.push(`server ${f(r.server_cpu_ms_per_mail, 2)} ms CPU/mail`);
+      const w = r.wake_pattern as { p50_ms: number; p99_ms: number } | undefined;
+      if (w) n.push(`as wake-latency sends: p50 ${f(w.p50_ms, 2)} / p99 ${f(w.p99_ms, 2)} ms`);
       break;
+    }
     case 'floor-grpc':
       n.push(`bidi stream ${f((r.bidi_stream as { ops_per_s: number }).ops_per_s)}/s`);
       break;

@@ -3,12 +3,14 @@
 // loopback SMTP with our SMTP and MIME libraries (issue 18's ceiling for smtp-ingest).
 // floor-smtp-shard: the same mails along the path DESIGN §1 fixes for ingest, with nothing of
 // Mailcue's own work on it: parsed in a piscina pool, sent over Mailcue's front→shard channel to a
-// shard thread that puts the raw bytes into LMDB, answered 250 once that commit is durable.
+// shard thread that puts the raw bytes into LMDB, answered 250 once that commit is durable. It then
+// sends as wake-latency does (2 connections, one mail at a time each): `wake_pattern`.
 import { startFloorServer } from '../lib/floor-server.js';
 import { Generator } from '../lib/generator.js';
 import { freePort } from '../lib/net-util.js';
 import { stop } from '../lib/proc.js';
 import type { Scenario } from '../lib/scenario.js';
+import type { SmtpLoadResult } from '../lib/smtp-client.js';
 import { countedSmtpLoad } from '../lib/smtp-scenario.js';
 
 interface Params {
@@ -33,7 +35,11 @@ function smtpFloor(name: string, kind: 'smtp' | 'smtp-shard', title: string): Sc
         const recipients = Array.from({ length: 100 }, (_, i) => `r${i}@floor.test`);
         const load = { host: '127.0.0.1', port, connections: p.connections, kind: 'small' as const, recipients };
         const { fields } = await countedSmtpLoad(gen, () => [{ name, pid: server.pid }], { load, mails: p.mails, warmupMails: p.warmupMails, tag: 'floor', timeLimitS: this.timeLimitS(ctx.quick) });
-        return fields;
+        if (kind === 'smtp') return fields;
+        // wake-latency's sending pattern (2 connections, each mail after the last one's 250): the
+        // end of DATA → 250 here is when a parked waiter could be answered at the earliest.
+        const wake = await gen.call<SmtpLoadResult>('smtpLoad', { ...load, connections: 2, total: ctx.quick ? 200 : 1000, tag: 'floorwake', timeLimitMs: 30_000 }, 45_000);
+        return { ...fields, wake_pattern: { ops_per_s: wake.ops_per_s, ...wake.latency } };
       } finally {
         await gen.stop();
         await stop(server);
