@@ -83,7 +83,9 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
     : linesWithoutUrls(text, textUrls);
   const htmlCandidates: LinkCandidate[] = [];
   if (reading) {
-    for (const l of reading.links) {
+    const links = reading.links;
+    for (let i = 0; i < links.length; i++) {
+      const l = links[i]!;
       if (htmlCandidates.length >= MAX_LINKS) break;
       if (!isWebUrl(l.href)) continue;
       const anchor = htmlText.slice(l.start, l.end).trim() || l.alt.trim();
@@ -92,7 +94,8 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
         anchor,
         lead: leadBefore(htmlText, l.start),
         wide: htmlText.slice(Math.max(0, l.start - 300), l.start),
-        trail: trailAfter(htmlText, l.end),
+        // Up to the next link: "Yes, it was me" beside "No, it wasn't me" is not followed by a negation.
+        trail: trailAfter(htmlText, l.end, links[i + 1]?.start),
         extra: l.extra,
         button: l.button,
       });
@@ -114,7 +117,27 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
     const refusedInHtml = fromText.url !== null && htmlCandidates.some((c) => c.url === fromText.url && refusedByWords(c));
     if (!refusedInHtml && (fromText.url !== null || htmlCandidates.length === 0)) link = fromText;
   }
+  if (link.url === null && reading) {
+    // An HTML-only mail may print its link as text outside any anchor ("open the following link
+    // in your browser: https://…"): read those URLs as a text part's are.
+    const printed = outsideSpans(htmlUrls, reading.links);
+    const fromPrinted = printed.length > 0 ? pickLink(textLinkCandidates(htmlText, printed), mail) : null;
+    if (fromPrinted?.url && !htmlCandidates.some((c) => c.url === fromPrinted.url && refusedByWords(c))) link = fromPrinted;
+  }
   return { otp: code.otp, verification_link: link.url, otp_reason: code.reason, link_reason: link.reason };
+}
+
+/** The URLs (at most MAX_LINKS) that overlap no link span; both lists are in document order. */
+function outsideSpans(urls: UrlSpan[], spans: ReadonlyArray<{ start: number; end: number }>): UrlSpan[] {
+  const out: UrlSpan[] = [];
+  let j = 0;
+  for (const u of urls) {
+    while (j < spans.length && spans[j]!.end <= u.start) j++;
+    if (j < spans.length && spans[j]!.start < u.end) continue;
+    out.push(u);
+    if (out.length >= MAX_LINKS) break;
+  }
+  return out;
 }
 
 /** The two values alone (the summary fields of a message). */

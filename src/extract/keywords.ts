@@ -285,6 +285,13 @@ const CODE_WORDS = [
   // Korean
   '인증번호', '인증 번호', '인증코드', '인증 코드', '확인코드', '확인 코드', '보안코드', '보안 코드', '코드',
   '일회용 비밀번호',
+  // "One-time password" where the language's word for password is not a code word by itself
+  'hasło jednorazowe', 'jednorazowe hasło', 'hasło sms', 'tek kullanımlık şifre*', 'tek kullanımlık parola*',
+  'eenmalig wachtwoord', 'password monouso', 'password temporanea', 'password usa e getta', 'engångslösenord*',
+  'engangspassord', 'engangsadgangskode', 'kertakäyttöinen salasana', 'kertasalasana', 'jednorázové heslo',
+  'parolă unică', 'parola unică', 'egyszer használatos jelszó', 'одноразовий пароль',
+  'κωδικός μιας χρήσης', 'סיסמה חד פעמית', 'كلمة المرور لمرة واحدة', 'वन टाइम पासवर्ड', 'mật khẩu một lần',
+  'kata sandi sekali pakai', 'senha de uso único',
 ];
 
 /** Labels of numbers that are not codes; also the "code" compounds that are not one-time codes. */

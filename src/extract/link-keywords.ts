@@ -63,6 +63,8 @@ const DONES = [
 const EXPIRIES = [
   'link expires', 'link will expire', 'link is valid', 'link is only valid', 'link can only be used once', 'link valid',
   'link is good for', 'link works once', 'link only works once', 'single use', 'one time use',
+  'button expires', 'button will expire', 'button is valid', 'button is only valid', 'button works once',
+  'button only works', 'button can only be used once',
   'can be used once', 'can only be used once', 'one time link', 'single use link', 'link gültig', 'stunden gültig', 'minuten gültig', 'link ist nur',
   'link läuft', 'lien expire', 'lien est valable', 'enlace caduca', 'enlace expira', 'enlace es válido',
   'link expira', 'link é válido', 'link scade', 'link è valido', 'link is geldig', 'link verloopt', 'uur geldig', 'minuten geldig',
@@ -119,7 +121,7 @@ const ACTIONS = [
   'finish registering', 'finish your registration', 'complete sign up', 'complete your sign up', 'sign in link', 'login link',
   'log in link', 'one click sign in', 'one tap sign in',
   'approve', 'authorize', 'authorise', 'validate', 'subscribe me', 'yes subscribe',
-  'it was me', 'this was me', 'that was me', 'yes it\'s me', 'it\'s me', 'that\'s me', 'c\'est moi', 'soy yo',
+  'change my password', 'it was me', 'this was me', 'that was me', 'yes it\'s me', 'it\'s me', 'that\'s me', 'c\'est moi', 'soy yo',
   'sou eu', 'это я', 'das war ich', 'ik was het',
   // German
   'bestätigen', 'bestätige', 'bestätigung', 'bestaetigen', 'verifizieren', 'verifiziere', 'verifizierung',
@@ -287,7 +289,8 @@ const OTHERS = [
 const NEGATIONS = [
   'didn\'t', 'did not', 'didnt', 'wasn\'t', 'was not', 'not you', 'not me', 'don\'t recognize',
   'do not recognize', 'don\'t recognise', 'unauthorized', 'unauthorised', 'not expecting',
-  'nicht du', 'nicht sie', 'warst du das nicht', 'waren sie das nicht', 'nicht angefordert', 'nicht von dir',
+  'nicht du', 'nicht sie', 'warst du das nicht', 'waren sie das nicht', 'das nicht waren', 'das nicht warst',
+  'das nicht selbst', 'nicht selbst veranlasst', 'nicht angefordert', 'nicht von dir',
   'nicht von ihnen', 'nicht veranlasst', 'niet aangevraagd', 'niet zelf', 'was jij dit niet', 'niet herkent',
   'pas vous', 'pas toi', 'n\'êtes pas', 'n\'étiez pas', 'n\'avez pas', 'pas à l\'origine',
   'no fuiste tú', 'no fuiste tu', 'no fue usted', 'no has solicitado', 'no solicitaste', 'no reconoces',

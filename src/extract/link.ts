@@ -11,10 +11,11 @@
 //       code, the mail delivers a code, says its link expires or works once, or the URL is a
 //       sign-in URL (magic links)
 //   -6  the anchor names another kind of link (unsubscribe, privacy, help, deny, report, "secure
-//       your account" …); this outranks any action word in the same anchor ("Cancel this sign-in")
+//       your account" …); this outranks an action word in the same anchor ("Cancel this sign-in")
+//       unless the action leads ("Verify store email")
 //   ±3  the nearest keyword in the lead-in (same line, or the previous line when the link starts
 //       its own line) asks for the act (+3) or names another kind of link (-3); +3 the rest of
-//       the sentence after it asks ("Click <here> to verify your email")
+//       the sentence after it, up to the next link, asks ("Click <here> to verify your email")
 //   +1  an action word in the 300 characters before; +1 the subject asks; +1 "click/open this link"
 //   +4  next to a code, "… or click the button below" offers the link as the code's other form
 //   +2 / -3  the URL path or query spells the act (verify, bevestigen, reset, magic, token= …) /
@@ -93,6 +94,13 @@ function has(hits: Hit[], kind: number): boolean {
 /** Another kind of link: footer, legal, help, safety exit, or list management. */
 const isOther = (kind: number): boolean => kind === OTHER || kind === LIST;
 const names = (hits: Hit[]): boolean => hits.some((h) => isOther(h.kind));
+
+/**
+ * An anchor that names another kind of link: that outranks an action word in it ("Cancel this
+ * sign-in", "Secure your account"), unless the action leads and the other word only says what it
+ * acts on ("Verify store email").
+ */
+const anchorNamesOther = (anchor: Hit[]): boolean => names(anchor) && anchor[0]?.kind !== ACTION;
 
 /** A negation counts unless a neutralizer ("ignore", "disregard") comes after the last one. */
 function negated(hits: Hit[]): boolean {
@@ -241,7 +249,7 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
 
   const why: string[] = [];
   const anchorAsks = asksIn(anchorHits);
-  const anchorOther = names(anchorHits);
+  const anchorOther = anchorNamesOther(anchorHits);
   let score = 0;
   if (anchorOther) score -= 6;
   else if (anchorAsks) {
@@ -357,7 +365,7 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
 /** The link's own words refuse it: a safety exit or another kind of link ("Unsubscribe", "Not me"). */
 export function refusedByWords(c: LinkCandidate): boolean {
   const h = hitsOf(c);
-  return negated(h.anchor) || leadNegated(c.lead, h.lead) || negated(h.trail) || names(h.anchor);
+  return negated(h.anchor) || leadNegated(c.lead, h.lead) || negated(h.trail) || anchorNamesOther(h.anchor);
 }
 
 /** Whether any link manages a mailing list (unsubscribe, preferences): the mark of bulk mail. */
@@ -426,8 +434,8 @@ export function leadBefore(text: string, pos: number): string {
 }
 
 /** The rest of the sentence after a link (same line, at most 120 characters). */
-export function trailAfter(text: string, end: number): string {
-  const rest = text.slice(end, Math.min(text.length, end + 120));
+export function trailAfter(text: string, end: number, limit = text.length): string {
+  const rest = text.slice(end, Math.min(limit, end + 120));
   const stop = /[.!?。！？](?:\s|$)|\n/.exec(rest);
   return stop ? rest.slice(0, stop.index) : rest;
 }

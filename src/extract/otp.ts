@@ -1,7 +1,8 @@
 // Finds the one-time code: 4–6 digits the message presents as a code, separators removed.
 //
-// Scoring. Every digit cluster of 4–6 digits (digits joined by one space, NBSP or hyphen, or one
-// digit per cell/span/line) that survives the hard filters below becomes a candidate, scored:
+// Scoring. Every digit cluster of 4–6 digits (digits joined by one space, NBSP or hyphen, an en
+// dash between 3-digit halves, or one digit per cell/span/line) that survives the hard filters
+// below becomes a candidate, scored:
 //   +6 / +5 / +3  a code word ("code", "Sicherheitscode", "código", "код", "验证码", "인증번호" …) ends
 //                 ≤40 / ≤100 / ≤160 characters before it on its line; when the number opens its line
 //                 the two previous lines count too (+5 / +4). Only +1 if another possible code sits
@@ -14,11 +15,14 @@
 //   -3            a count noun follows ("1500 repos") and no code word sits right before it
 // Hard filters (rejected outright): a number label on the same line nearer than any code word
 // (order, invoice, booking, ticket, card ending, ZIP, phone, "Kundennummer", "注文番号" …) or right
-// after it; digits in URLs or e-mail addresses; decimals, times, dates, IPs and versions (a `.`,
-// `,`, `:` or `/` joining more digits); currency or `%`/unit next to it; `#`, `+`, `№`, `©` before
-// it; letters glued to it (except a letter prefix like "G-123456"); month names around a year;
-// a meeting named on its line or the line above (meeting passcodes); "22767 Hamburg" postal shapes;
-// clusters whose digit total is not 4–6 (phone numbers, IBANs, meeting IDs, 12-digit item numbers).
+// after it, except a label in the purpose phrase of a code word ("code for the patient portal is
+// …"); digits in URLs or e-mail addresses; decimals, times, dates, IPs and versions (a `.`, `,`,
+// `:` or `/` joining more digits); currency or `%`/unit next to it; `#`, `+`, `№`, `©` before it;
+// letters glued to it (except a letter prefix like "G-123456"); month names around a year; a
+// meeting named on its line or on the line above when that line asks for no code of the reader's
+// own (meeting passcodes; a passcode called one-time is the reader's); a promotion ("use code 2468
+// at checkout"); "22767 Hamburg" postal shapes; clusters whose digit total is not 4–6 (phone
+// numbers, IBANs, meeting IDs, 12-digit item numbers).
 // The best candidate scoring at least 5 is the code; ties go to the earliest. All work is bounded:
 // at most MAX_CANDIDATES per part and fixed-size windows around each one.
 import { CODE_WORD, ENTER, type Hit, MEETING, NUMBER_LABEL, otpKeywords } from './keywords.js';
@@ -54,12 +58,46 @@ interface Scored {
  */
 const SHARED_SECRET = /pass|pin|kennwort|mot de passe|contraseña|senha|пароль|パス|密码|密碼|비밀번호|access|zugang|toegang|acceso|accès/i;
 
+/**
+ * "One-time", "single-use" … right before a secret word: a passcode or password so qualified is the
+ * reader's own code, not a meeting's shared one ("your one-time passcode to sign in").
+ */
+const ONE_TIME = /(?:one[- ]?time|single[- ]use|einmal|à usage unique|de un solo uso|de uso único|monouso|одноразов|ワンタイム|一次性|일회용|jednorazow|tek kullanımlık|eenmalig|engångs|engangs|kertakäyttö)\S*\s*$/i;
+
 /** The whole word a hit ends ("Passcode" for the "code" that "*code" found in it). */
 function wordAt(text: string, hit: Hit): string {
   let a = hit.start;
   while (a > 0 && hit.start - a < 24 && /\p{L}/u.test(text[a - 1]!)) a--;
   return text.slice(a, hit.end);
 }
+
+/** A code word that names a secret every meeting attendee shares, unless qualified as one-time. */
+function sharedSecret(text: string, hit: Hit): boolean {
+  const word = wordAt(text, hit);
+  if (!SHARED_SECRET.test(word)) return false;
+  const wordStart = hit.end - word.length;
+  return !ONE_TIME.test(text.slice(Math.max(0, wordStart - 32), wordStart));
+}
+
+/**
+ * Prepositions that open the purpose of a code ("code for the patient portal", "code pour votre
+ * espace adhérent", "Code für Ihr Kundenkonto"): a label inside that phrase names what the code is
+ * for, not the number that follows.
+ */
+const PURPOSE = /(?:^|[^\p{L}])(?:for|to|pour|für|zum|zur|para|per|voor|dla|do|för|til|için|для|в|на)(?:[^\p{L}]|$)/iu;
+
+/**
+ * Does a number label name this number? Not when it sits in the purpose phrase of a code word
+ * before it, unless it is on the number's line with nothing but "number" or punctuation between
+ * them: "code for order 4821" names the order, "code for the patient portal is 4821" and "one-time
+ * password for this transaction is 4821" the code.
+ */
+function labelNames(text: string, label: Hit, code: Hit | undefined, numberStart: number, sameLine: boolean): boolean {
+  if (!code || code.end > label.start || !PURPOSE.test(text.slice(code.end, label.start))) return true;
+  if (!sameLine) return false;
+  return DIRECT_LABEL.test(text.slice(label.end, numberStart));
+}
+const DIRECT_LABEL = /^(?:[\s:#.()\-–—]|number|num|no|nr|id|numéro|nummer|número|numero|номер)*$/i;
 
 /** Where the winning number was read, for the reason. */
 const PART_NAMES = ['the subject', 'the HTML body', 'the text body'];
@@ -74,6 +112,8 @@ const HYPHENS = '-\u2010\u2011';
 /** Middle dots and bullets used as display separators inside a code ("4·8·8·1·6·7", "123·456"). */
 const DOTS = '\u00B7\u2027\u2219\u22C5';
 const DASHES = '-\u2010\u2011\u2013\u2014\u00B7\u2022';
+/** An en dash or minus sign joins only two 3-digit halves ("318–207"), never a range ("1990–2025"). */
+const HALVES = '\u2013\u2212';
 const BAD_BEFORE = '/=_\\@#+$€£¥￥₹₽₩©№%&?§' + MASK;
 const BAD_AFTER = '/=_\\@%€$£¥￥°₽₩円元원' + MASK;
 const JOINERS = '.,:/';
@@ -96,10 +136,14 @@ const UNITS = [
 ];
 const UNIT_AFTER = new RegExp(`^ ?(?:${UNITS.join('|')})(?![a-z])`, 'i');
 const POSTAL_CITY = /^,? ?(?:г\.|[A-ZÄÖÜÀ-ÞА-ЯЁ][a-zäöüßà-ÿа-яё]{2,}(?:[ ,\n]|$))/;
+/** What follows a promotion code in its sentence. */
+const PROMOTION = /checkout|% off|\d ?% |discount|off your (?:next |first )?(?:order|purchase)|rabatt|réduction|descuento|desconto|sconto|korting|скидк/i;
+/** "482913 Valid for 10 minutes" (a code box's cell, then its expiry): not a postal code's city. */
+const VALIDITY = /^,? ?(?:valid|expires?|expiring|gültig|läuft|valable|expire|válido|valido|vence|scade|geldig|verloopt|ważny|действ)/i;
 const COUNT_NOUN = /^ ([a-zà-ÿа-яё]{3,})/;
 /** Words that may follow a code in a sentence ("482913 is your code", "enter 482913 to verify"). */
 const GLUE = new Set(
-  ('is was are will to as in on at for and or if when then within before after expires expire valid please ' +
+  ('is was are will to as in into on onto at for from with and or if when then within before after below here now expires expire valid please ' +
     'ist sind und oder um zum zur als bitte läuft gültig est et ou pour dans avant valable es y o para en antes ' +
     'expira válido é e em и или для в до действует').split(' '),
 );
@@ -131,7 +175,10 @@ export function findCandidates(text: string): Candidate[] {
       let newline = false;
       let spacedDash = false;
       if (c !== undefined && (inSet(HYPHENS, c) || inSet(DOTS, c))) k++;
-      else if (c === ' ' && inSet(DASHES, text[k + 1] ?? '') && text[k + 2] === ' ') {
+      else if (c !== undefined && inSet(HALVES, c)) {
+        k++;
+        spacedDash = true;
+      } else if (c === ' ' && inSet(DASHES, text[k + 1] ?? '') && text[k + 2] === ' ') {
         k += 3;
         spacedDash = true;
       } else {
@@ -243,14 +290,19 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
   // Meeting credentials: a number on, or right below, a line that names a meeting is its passcode,
   // unless a verification code word labels it nearer ("… your meeting. Verification code: 482913");
   // in a meeting invitation a passcode or PIN is one wherever it stands.
-  const secret = code !== undefined && SHARED_SECRET.test(wordAt(text, code));
+  const secret = code !== undefined && sharedSecret(text, code);
   if (meetingDoc && secret) return null;
   const meeting = last(same, MEETING);
   if (meeting && (!code || secret || meeting.start > code.start)) return null;
   const prevStart = previousLineStart(text, ls);
-  if ((!code || secret) && prevStart !== -1 && has(otpKeywords.find(text, Math.max(prevStart, ls - 160), ls), MEETING)) return null;
+  if ((!code || secret) && prevStart !== -1) {
+    // A meeting named on the line above: its passcode, unless that line asks for a code of the
+    // reader's own ("Enter this code to verify your email and schedule your first meeting:").
+    const above = otpKeywords.find(text, Math.max(prevStart, ls - 160), ls);
+    if (has(above, MEETING) && !above.some((h) => h.kind === CODE_WORD && !sharedSecret(text, h))) return null;
+  }
   const label = last(same, NUMBER_LABEL);
-  if (label && c.start - label.end <= 30 && (!code || label.end > code.end) && !digitBetween(text, label.end, c.start)) return null;
+  if (label && c.start - label.end <= 30 && (!code || label.end > code.end) && !digitBetween(text, label.end, c.start) && labelNames(text, label, code, c.start, true)) return null;
   let before = 0;
   let why = '';
   if (code) {
@@ -267,9 +319,10 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
       const hit = last(hits, CODE_WORD);
       const lab = last(hits, NUMBER_LABEL);
       // "Order number:\n482913": a label closing the line above names the number below it.
-      if (back === 0 && lab && (!hit || lab.end > hit.end) && lineFrom - lab.end <= 30 && !digitBetween(text, lab.end, lineFrom)) return null;
-      if (meetingDoc && hit && SHARED_SECRET.test(wordAt(text, hit))) return null;
-      if (hit && (lab?.end ?? -1) < hit.end) {
+      const labelled = lab !== undefined && (!hit || lab.end > hit.end) && labelNames(text, lab, hit, lineFrom, false);
+      if (back === 0 && labelled && lineFrom - lab!.end <= 30 && !digitBetween(text, lab!.end, lineFrom)) return null;
+      if (meetingDoc && hit && sharedSecret(text, hit)) return null;
+      if (hit && !labelled) {
         before = numberBetween(text, hit.end, c.start, hits) ? 1 : back === 0 ? 5 : 4;
         why = `labelled by "${text.slice(hit.start, hit.end)}" on the line above`;
       }
@@ -288,6 +341,10 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
   const labelAfter = first(afterHits, NUMBER_LABEL);
   const codeAfter = first(afterHits, CODE_WORD);
   if (before < 6 && labelAfter && labelAfter.start - c.end <= 20 && labelAfter.start < sentenceEnd && (!codeAfter || codeAfter.start > labelAfter.start)) return null;
+  // "Use code 7741 at checkout for 20% off": a promotion, unless the sentence is about signing in
+  // or verifying.
+  const rest = text.slice(c.end, sentenceEnd);
+  if (PROMOTION.test(rest) && !linkKeywords.find(text, ls, sentenceEnd).some((h) => h.kind === ACTION || h.kind === SIGN_IN)) return null;
   let after = 0;
   if (codeAfter && !numberBetween(text, c.end, codeAfter.start, afterHits)) {
     after = codeAfter.start - c.end <= 40 ? 5 : 4;
@@ -299,7 +356,7 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
     const enter = last(same, ENTER);
     if (enter && c.start - enter.end <= 12 && PUNCT_ONLY.test(text.slice(enter.end, c.start))) {
       before = 3;
-      const purpose = linkKeywords.find(text, c.end, Math.min(le, c.end + 40));
+      const purpose = linkKeywords.find(text, c.end, Math.min(sentenceEnd + 1, c.end + 80));
       // "… to sign in", "… to verify", or "… or click <link>" (the code-or-link pattern).
       if (purpose.some((h) => h.kind === ACTION || h.kind === SIGN_IN || h.kind === CLICK)) before += 2;
       why = `to be entered ("${text.slice(enter.start, enter.end)} …")`;
@@ -309,7 +366,7 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
   // Shapes of other numbers, unless a code word sits right before: "22767 Hamburg" / "125009, г.
   // Москва" (a postal code before a city) and "1500 repos" (a count before its noun).
   const tail = text.slice(c.end, c.end + 40);
-  if (before < 6 && after === 0 && POSTAL_CITY.test(tail)) return null;
+  if (before < 6 && after === 0 && POSTAL_CITY.test(tail) && !VALIDITY.test(tail)) return null;
   const noun = COUNT_NOUN.exec(tail);
   if (noun && !GLUE.has(noun[1]!.toLowerCase()) && !(code && c.start - code.end <= 12)) score -= 3;
 
