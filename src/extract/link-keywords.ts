@@ -175,7 +175,7 @@ const ACTIONS = [
 
 /** Sign-in words: a magic link says them, but so does "Log in to view your statement". */
 const SIGN_INS = [
-  'sign in', 'signing in', 'log in', 'log on', 'logging in', 'login', 'sign me in', 'log me in',
+  'sign in', 'signing in', 'log in', 'log on', 'logging in', 'login', 'sign me in', 'log me in', 'allow', 'yes allow',
   'anmelden', 'einloggen', 'anmeldung', 'melden sie sich', 'inloggen', 'aanmelden',
   'se connecter', 'connectez vous', 'connexion', 'iniciar sesión', 'inicia sesión', 'entrar', 'fazer login',
   'iniciar sessão', 'accedi', 'accesso', 'conectare', 'autentifica*',
@@ -189,6 +189,7 @@ const SIGN_INS = [
 /** Instructions to follow a link: they make the next URL a call to action, not what for. */
 const CLICKS = [
   'click', 'tap', 'open this link', 'follow this link', 'use this link', 'visit', 'copy and paste',
+  'press the button', 'press this button', 'press the link', 'press below', 'push the button',
   'klicken', 'klicke', 'tippe', 'öffne', 'öffnen sie', 'klik', 'cliquez', 'cliquer', 'appuyez', 'haz clic',
   'haga clic', 'pulsa', 'clique', 'toque', 'clicca', 'fai clic', 'faceți clic', 'kliknij', 'klikněte', 'kliknite',
   'kattints', 'kattintson', 'klikk', 'klicka', 'napsauta', 'avaa', 'tıkla*', 'tikla*', 'κάντε κλικ', 'πατήστε', 'нажмите',
@@ -214,6 +215,8 @@ const OTHERS = [
   'manage', 'view in browser', 'view online', 'view in your browser', 'view this email', 'view it in your browser',
   'web version', 'privacy', 'privacy policy', 'terms', 'legal', 'cookie', 'cookies', 'help',
   'help center', 'support', 'faq', 'contact', 'contact us', 'learn more', 'read more', 'forward', 'share',
+  'read the article', 'read article', 'read the full article', 'read the story', 'read the full story', 'read now',
+  'read on', 'continue reading', 'keep reading', 'view article', 'watch now', 'watch the video', 'listen now',
   'follow', 'facebook', 'twitter', 'instagram', 'linkedin', 'youtube', 'tiktok', 'app store', 'google play',
   'download', 'deny', 'block', 'report', 'cancel', 'let us know', 'dashboard', 'track', 'tracking', 'order',
   'view order', 'invoice', 'pay', 'pay now', 'get started', 'getting started', 'home', 'homepage', 'website',

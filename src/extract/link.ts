@@ -32,7 +32,8 @@
 // mail (unsubscribe or preference links), the mail itself asks for it (subject, text outside the
 // links, or the URL): a "Confirm your seat" button in a newsletter is not a verification link.
 // When no link passes on words, structure decides: in a mail that asks for the act (or says its
-// link expires or works once) and delivers no code, the one tokenised call-to-action (or the one button among them) that is neither a
+// link expires or works once), delivers no code and is no bulk mail, the one tokenised
+// call-to-action (or the one button among them) that is neither a
 // footer, social, legal nor safety link is the verification link (languages the tables lack).
 import { ACTION, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
@@ -342,6 +343,7 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
   // must be named by its words or its URL, never by its place alone.
   // A mail whose link "expires in 15 minutes" or "works once" offers access, whatever its words.
   if (mail.hasCode || !(mail.subjectAsks || mail.bodyAsks || mail.expiring)) return null;
+  if (mail.bulk) return null;
   const ctas: LinkCandidate[] = [];
   const seen = new Set<string>();
   candidates.forEach((c, i) => {
@@ -351,7 +353,10 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
     const rest = c.url.slice(c.url.indexOf(host) + host.length).toLowerCase();
     if (c.anchor.trim() === '' || !hasToken(c.url) || URL_OTHER.test(rest) || SOCIAL_HOST.test(host)) return;
     const hits = hitsOf(c);
-    if (/logo/.test(c.extra) || names(hits.anchor) || names(hits.lead)) return;
+    // List words before it ("you can change your email preferences at any time") describe the list
+    // being joined in a double opt-in; they mark another kind of link only in bulk mail.
+    const leadOther = hits.lead.some((h) => h.kind === OTHER || (h.kind === LIST && mail.bulk));
+    if (/logo/.test(c.extra) || names(hits.anchor) || leadOther) return;
     if (seen.has(c.url)) return;
     if (!mail.expiring && !URL_OBJECT.test(rest) && !aboutAccount(c, mail, hits.anchor, hits.lead)) return;
     seen.add(c.url);
