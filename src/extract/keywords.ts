@@ -359,6 +359,12 @@ const NUMBER_LABELS = [
   'cod poștal', 'comanda', 'номер замовлення', 'numero ordine', 'partita iva',
   // Korean
   '주문번호', '주문', '우편번호', '전화', '고객센터', '계좌', '카드', '쿠폰', '쿠폰 코드',
+  '상품 코드', '상품코드', '예약 코드', '예약코드', '할인 코드', '할인코드', '고객 코드', '고객코드',
+  // Compounds of a bare "code" word (mã, รหัส, コード) that name other numbers
+  'mã đặt vé', 'mã đặt chỗ', 'mã đặt phòng', 'mã vé', 'mã đơn', 'mã sản phẩm', 'mã vận đơn', 'mã giảm giá',
+  'mã khuyến mãi', 'mã hóa đơn', 'mã hội viên', 'รหัสลูกค้า', 'รหัสสินค้า', 'รหัสการจอง', 'รหัสสั่งซื้อ',
+  'รหัสส่วนลด', 'รหัสพัสดุ', 'รหัสสมาชิก', '商品コード', '予約コード', 'お客様コード', '注文コード', '割引コード',
+  '会員コード', '商品编码', '商品代码', '商品編碼',
 ];
 
 export const otpKeywords = new KeywordMatcher([

@@ -121,12 +121,13 @@ const ACTIONS = [
   'finish registering', 'finish your registration', 'complete sign up', 'complete your sign up', 'sign in link', 'login link',
   'log in link', 'one click sign in', 'one tap sign in',
   'approve', 'authorize', 'authorise', 'validate', 'subscribe me', 'yes subscribe',
-  'change my password', 'it was me', 'this was me', 'that was me', 'yes it\'s me', 'it\'s me', 'that\'s me', 'c\'est moi', 'soy yo',
+  'change my password', 'recover your account', 'recover account', 'recover my account', 'account recovery',
+  'recover your password', 'restore access', 'restore your access', 'regain access', 'it was me', 'this was me', 'that was me', 'yes it\'s me', 'it\'s me', 'that\'s me', 'c\'est moi', 'soy yo',
   'sou eu', 'это я', 'das war ich', 'ik was het',
   // German
   'bestätigen', 'bestätige', 'bestätigung', 'bestaetigen', 'verifizieren', 'verifiziere', 'verifizierung',
   'aktivieren', 'aktiviere', 'aktivierung', 'zurücksetzen', 'neues passwort', 'passwort festlegen', 'anmeldelink',
-  'freigeben', 'registrierung abschließen',
+  'freigeben', 'registrierung abschließen', 'konto wiederherstellen', 'zugang wiederherstellen',
   // Dutch
   'bevestig', 'bevestigen', 'bevestiging', 'verifieer', 'verifiëren', 'verifieren', 'verificatie', 'activeer',
   'activeren', 'activering', 'wachtwoord opnieuw instellen', 'wachtwoord herstellen', 'nieuw wachtwoord',
@@ -134,12 +135,15 @@ const ACTIONS = [
   // French
   'vérifier', 'vérifiez', 'vérification', 'confirmer', 'confirmez', 'activer', 'activez', 'réinitialiser',
   'réinitialisez', 'nouveau mot de passe', 'valider', 'validez', 'approuver', 'lien de connexion',
+  'récupérer votre compte', 'récupérer mon compte',
   // Spanish / Portuguese / Italian / Romanian
   'verificar', 'verifica', 'verifique', 'verificación', 'confirmar', 'confirma', 'confirme', 'confirmación',
   'activar', 'activa', 'activación', 'restablecer', 'restablece', 'nueva contraseña', 'validar', 'aprobar',
   'verificação', 'confirmação', 'ativar', 'ative', 'ativação', 'redefinir', 'nova senha', 'aprovar', 'conferma',
   'confermare', 'verifica email', 'attiva', 'attivare', 'reimposta', 'reimpostare', 'nuova password',
-  'confirmă', 'verifică', 'activează', 'resetează', 'parolă nouă',
+  'confirmă', 'verifică', 'activează', 'resetează', 'parolă nouă', 'confirmați', 'confirmaţi', 'verificați',
+  'verificaţi', 'activați', 'activaţi', 'resetați', 'resetaţi', 'contraseña nueva', 'crear contraseña',
+  'crea tu contraseña', 'recuperar cuenta', 'recuperar tu cuenta', 'recuperar sua conta', 'recuperar conta',
   // Polish / Czech / Slovak / Hungarian
   'potwierdź', 'potwierdz', 'potwierdzić', 'potwierdzenie', 'zweryfikuj', 'weryfikacja', 'weryfikacji', 'aktywuj',
   'aktywacja', 'aktywować', 'zresetuj', 'resetuj', 'nowe hasło', 'ustaw hasło',
@@ -158,15 +162,17 @@ const ACTIONS = [
   'επιβεβαίω*', 'επιβεβαιώ*', 'επαλήθευ*', 'επαληθεύ*', 'ενεργοποί*', 'ενεργοποιή*', 'επαναφορά', 'νέος κωδικός', 'νέο κωδικό',
   // Russian / Ukrainian
   'подтверд*', 'подтвержд*', 'активир*', 'активац*', 'сбросить', 'сброс пароля', 'новый пароль', 'верифик*',
-  'підтверд*', 'підтвердж*', 'активу*', 'скинути', 'новий пароль',
+  'восстановить доступ', 'восстановить аккаунт', 'восстановление доступа',
+  'підтверд*', 'підтвердж*', 'активу*', 'скинути', 'новий пароль', 'відновити доступ', 'відновлення доступу',
   // Hebrew / Arabic
   'אימות', 'לאמת', 'אמתו', 'אמת את', 'אישור', 'לאשר', 'אשרו', 'אשר את', 'הפעלת', 'הפעל את', 'איפוס',
+  'סיסמה חדשה', 'בחירת סיסמה', 'שחזור חשבון', 'שחזור גישה', 'استعادة الحساب', 'استعادة الوصول',
   'تأكيد', 'أكد', 'تحقق', 'التحقق', 'تفعيل', 'فعّل', 'إعادة تعيين',
   // Hindi / Thai / Vietnamese / Indonesian and Malay
   'सत्यापित', 'सत्यापन', 'पुष्टि', 'सक्रिय', 'रीसेट',
   'ยืนยัน', 'เปิดใช้งาน', 'รีเซ็ต', 'ตั้งรหัสผ่านใหม่',
-  'xác nhận', 'xác minh', 'xác thực', 'kích hoạt', 'đặt lại',
-  'verifikasi', 'konfirmasi', 'aktifkan', 'aktivasi', 'atur ulang', 'setel ulang', 'sahkan',
+  'xác nhận', 'xác minh', 'xác thực', 'kích hoạt', 'đặt lại', 'khôi phục tài khoản', 'khôi phục quyền truy cập',
+  'verifikasi', 'konfirmasi', 'aktifkan', 'aktivasi', 'atur ulang', 'setel ulang', 'sahkan', 'pulihkan akun',
   // Japanese / Chinese / Korean
   '確認', '認証', '有効化', '本登録', '登録を完了', '再設定', 'リセット', '承認',
   '验证', '驗證', '确认', '激活', '啟用', '启用', '重置', '重设', '重設', '批准',
@@ -215,7 +221,10 @@ const OTHERS = [
   'manage', 'view in browser', 'view online', 'view in your browser', 'view this email', 'view it in your browser',
   'web version', 'privacy', 'privacy policy', 'terms', 'legal', 'cookie', 'cookies', 'help',
   'help center', 'support', 'faq', 'contact', 'contact us', 'learn more', 'read more', 'forward', 'share',
-  'read the article', 'read article', 'read the full article', 'read the story', 'read the full story', 'read now',
+  'two step verification', 'two factor authentication', 'two factor', '2 step verification',
+  '2 factor authentication', 'multi factor authentication', 'zwei faktor authentifizierung',
+  'bestätigung in zwei schritten', 'validation en deux étapes', 'verificación en dos pasos',
+  'verificação em duas etapas', 'read the article', 'read article', 'read the full article', 'read the story', 'read the full story', 'read now',
   'read on', 'continue reading', 'keep reading', 'view article', 'watch now', 'watch the video', 'listen now',
   'follow', 'facebook', 'twitter', 'instagram', 'linkedin', 'youtube', 'tiktok', 'app store', 'google play',
   'download', 'deny', 'block', 'report', 'cancel', 'let us know', 'dashboard', 'track', 'tracking', 'order',
@@ -344,7 +353,7 @@ export const URL_ACTION = new RegExp([
   'megerosit', 'validat', 'valider', 'approve', 'magic', 'login', 'log-in', 'signin', 'sign-in', 'sign_in',
   'inlog', 'anmeld', 'zaloguj', 'logind', 'kirjaudu', 'prihlas', 'giris', 'dang-nhap', 'auth', 'reset',
   'password', 'passwort', 'wachtwoord', 'passwd', 'token=', 'oobcode=', 'ticket=', 'action-token',
-  'key=', 'otp', 'passwordless', 'register/complete', 'registration/complete', 'signup/complete',
+  'key=', 'otp', 'passwordless', 'register/complete', 'registration/complete', 'signup/complete', 'recover',
 ].join('|'));
 /** URL stems that corroborate a sign-in anchor (a magic link, not a login page behind a tracker). */
 export const URL_SIGN_IN = /magic|login|log-in|signin|sign-in|sign_in|auth|token=|otp|passwordless|inlog|anmeld|zaloguj|logind|kirjaudu|prihlas|giris|dang-nhap/;

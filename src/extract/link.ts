@@ -98,10 +98,10 @@ const names = (hits: Hit[]): boolean => hits.some((h) => isOther(h.kind));
 
 /**
  * An anchor that names another kind of link: that outranks an action word in it ("Cancel this
- * sign-in", "Secure your account"), unless the action leads and the other word only says what it
- * acts on ("Verify store email").
+ * sign-in", "Secure your account", "Confirm appointment"), unless the action leads and the anchor
+ * names what it acts on besides ("Verify store email").
  */
-const anchorNamesOther = (anchor: Hit[]): boolean => names(anchor) && anchor[0]?.kind !== ACTION;
+const anchorNamesOther = (anchor: Hit[]): boolean => names(anchor) && !(anchor[0]?.kind === ACTION && anchor.some((h) => h.kind === OBJECT));
 
 /** A negation counts unless a neutralizer ("ignore", "disregard") comes after the last one. */
 function negated(hits: Hit[]): boolean {
@@ -428,6 +428,7 @@ function previousLine(text: string, ls: number): string {
 }
 
 const HAS_WORD = /[\p{L}\p{N}]/u;
+const HAS_LETTER = /\p{L}/u;
 /** Opening brackets and quotes that may stand between a label and its URL: "( URL )", "「URL」", "« URL »". */
 const OPENERS = /[\s(<\[:：«»„“"'「『【（-]+$/u;
 
@@ -457,7 +458,8 @@ export function textLinkCandidates(text: string, urls: UrlSpan[]): LinkCandidate
     const label = (onLine ? same : previousLine(text, ls)).replace(OPENERS, '').replace(/^\[([^\]]*)\]$/, '$1');
     const [before, sentence] = lastSentence(label);
     const anchor = sentence.replace(/^.*\[([^\]]+)\]$/, '$1');
-    const lead = HAS_WORD.test(before) || labelLineStart <= 0 ? before : previousLine(text, labelLineStart);
+    // A list marker ("1. Reset your password: URL") is no lead-in: the line above is.
+    const lead = HAS_LETTER.test(before) || labelLineStart <= 0 ? before : previousLine(text, labelLineStart);
     out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, u.start - 300), u.start), trail: trailAfter(text, u.end), extra: '', button: false });
   }
   return out;

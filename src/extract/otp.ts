@@ -56,13 +56,15 @@ interface Scored {
  * Words for a secret every attendee shares: in a meeting invitation, a number they label is the
  * meeting's passcode or PIN, however far from the word "meeting" it stands.
  */
-const SHARED_SECRET = /pass|pin|kennwort|mot de passe|contraseña|senha|пароль|パス|密码|密碼|비밀번호|access|zugang|toegang|acceso|accès/i;
+const SHARED_SECRET = /pass|pin|kennwort|kenncode|mot de passe|contraseña|senha|пароль|パス|密码|密碼|비밀번호|암호|access|zugang|toegang|acceso|accès|sandi|lösen|jelsz|heslo|hasło|dostęp|wachtwoord|salasana|parol|şifre|mật khẩu|รหัสผ่าน/i;
 
 /**
  * "One-time", "single-use" … right before a secret word: a passcode or password so qualified is the
  * reader's own code, not a meeting's shared one ("your one-time passcode to sign in").
  */
-const ONE_TIME = /(?:one[- ]?time|single[- ]use|einmal|à usage unique|de un solo uso|de uso único|monouso|одноразов|ワンタイム|一次性|일회용|jednorazow|tek kullanımlık|eenmalig|engångs|engangs|kertakäyttö)\S*\s*$/i;
+const ONE_TIME_WORDS = 'one[- ]?time|single[- ]use|einmal|jednoráz|egyszer|kertasalasana|usa e getta|à usage unique|de un solo uso|de uso único|monouso|одноразов|ワンタイム|一次性|일회용|jednorazow|tek kullanımlık|eenmalig|engångs|engangs|kertakäyttö|sekali pakai|một lần|unică';
+const ONE_TIME = new RegExp(`(?:${ONE_TIME_WORDS})\\S*\\s*$`, 'i');
+const ONE_TIME_IN = new RegExp(ONE_TIME_WORDS, 'i');
 
 /** The whole word a hit ends ("Passcode" for the "code" that "*code" found in it). */
 function wordAt(text: string, hit: Hit): string {
@@ -73,9 +75,11 @@ function wordAt(text: string, hit: Hit): string {
 
 /** A code word that names a secret every meeting attendee shares, unless qualified as one-time. */
 function sharedSecret(text: string, hit: Hit): boolean {
-  const word = wordAt(text, hit);
-  if (!SHARED_SECRET.test(word)) return false;
-  const wordStart = hit.end - word.length;
+  // The word itself and the one after it ("Kode Sandi", "Code d'accès").
+  const own = wordAt(text, hit);
+  const word = own + (/^[ '’]?[\p{L}]+/u.exec(text.slice(hit.end, hit.end + 16))?.[0] ?? '');
+  if (!SHARED_SECRET.test(word) || ONE_TIME_IN.test(word)) return false;
+  const wordStart = hit.end - own.length;
   return !ONE_TIME.test(text.slice(Math.max(0, wordStart - 32), wordStart));
 }
 
@@ -88,16 +92,16 @@ const PURPOSE = /(?:^|[^\p{L}])(?:for|to|pour|für|zum|zur|para|per|voor|dla|do|
 
 /**
  * Does a number label name this number? Not when it sits in the purpose phrase of a code word
- * before it, unless it is on the number's line with nothing but "number" or punctuation between
- * them: "code for order 4821" names the order, "code for the patient portal is 4821" and "one-time
- * password for this transaction is 4821" the code.
+ * before it, unless it is on the number's line with nothing but "number" between them: "code for
+ * order 4821" names the order; "code for the patient portal is 4821", "one-time password for this
+ * transaction is 4821" and "code to approve this payment: 4821" name the code.
  */
 function labelNames(text: string, label: Hit, code: Hit | undefined, numberStart: number, sameLine: boolean): boolean {
   if (!code || code.end > label.start || !PURPOSE.test(text.slice(code.end, label.start))) return true;
   if (!sameLine) return false;
   return DIRECT_LABEL.test(text.slice(label.end, numberStart));
 }
-const DIRECT_LABEL = /^(?:[\s:#.()\-–—]|number|num|no|nr|id|numéro|nummer|número|numero|номер)*$/i;
+const DIRECT_LABEL = /^(?:[\s#.()\-–—]|number|num|no|nr|numéro|nummer|número|numero|номер)*$/i;
 
 /** Where the winning number was read, for the reason. */
 const PART_NAMES = ['the subject', 'the HTML body', 'the text body'];
@@ -137,7 +141,7 @@ const UNITS = [
 const UNIT_AFTER = new RegExp(`^ ?(?:${UNITS.join('|')})(?![a-z])`, 'i');
 const POSTAL_CITY = /^,? ?(?:г\.|[A-ZÄÖÜÀ-ÞА-ЯЁ][a-zäöüßà-ÿа-яё]{2,}(?:[ ,\n]|$))/;
 /** What follows a promotion code in its sentence. */
-const PROMOTION = /checkout|% off|\d ?% |discount|off your (?:next |first )?(?:order|purchase)|rabatt|réduction|descuento|desconto|sconto|korting|скидк/i;
+const PROMOTION = /checkout|% off|\d ?% |discount|off your (?:next |first )?(?:order|purchase)|free (?:shipping|delivery)|rabatt|réduction|descuento|desconto|sconto|korting|скидк|kassan?\b|kasse\b|caisse|cassa\b|frakt|versandkostenfrei|livraison offerte|envío gratis|frete grátis|gratis verzending/i;
 /** "482913 Valid for 10 minutes" (a code box's cell, then its expiry): not a postal code's city. */
 const VALIDITY = /^,? ?(?:valid|expires?|expiring|gültig|läuft|valable|expire|válido|valido|vence|scade|geldig|verloopt|ważny|действ)/i;
 const COUNT_NOUN = /^ ([a-zà-ÿа-яё]{3,})/;
@@ -368,7 +372,9 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
   const tail = text.slice(c.end, c.end + 40);
   if (before < 6 && after === 0 && POSTAL_CITY.test(tail) && !VALIDITY.test(tail)) return null;
   const noun = COUNT_NOUN.exec(tail);
-  if (noun && !GLUE.has(noun[1]!.toLowerCase()) && !(code && c.start - code.end <= 12)) score -= 3;
+  // A code word right after ("482913 este codul tău", "… adalah kode verifikasi") makes the word
+  // between a verb, not a noun counted.
+  if (noun && !GLUE.has(noun[1]!.toLowerCase()) && !(code && c.start - code.end <= 12) && !(codeAfter && codeAfter.start < sentenceEnd && codeAfter.start - c.end <= 30)) score -= 3;
 
   score += Math.max(before, after) + (before > 0 && after > 0 ? 1 : 0);
   if (atLineStart && atLineEnd) score += 3;
