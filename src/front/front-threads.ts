@@ -120,6 +120,11 @@ export class FrontThreads extends ThreadLinkBase {
   private readonly workers: Worker[] = [];
   private nextId = 1;
   private readonly metricsWanted = new Map<number, (json: ThreadMetrics | null) => void>();
+  /**
+   * Each worker's last answer: a scrape that a busy worker does not answer in time reuses it, so
+   * its counters never seem to fall back (a Prometheus rate would read that as a reset).
+   */
+  private readonly lastMetrics = new Map<Worker, ThreadMetrics>();
 
   constructor(config: Config) {
     super(randomUUID(), 0);
@@ -182,7 +187,8 @@ export class FrontThreads extends ThreadLinkBase {
       const done = (json: ThreadMetrics | null) => {
         clearTimeout(timer);
         this.metricsWanted.delete(id);
-        resolve(json ?? []);
+        if (json) this.lastMetrics.set(worker, json);
+        resolve(json ?? this.lastMetrics.get(worker) ?? []);
       };
       this.metricsWanted.set(id, done);
       worker.postMessage({ t: 'metrics', id } satisfies ThreadMessage);
