@@ -140,8 +140,14 @@ function leadNegated(lead: string, hits: Hit[]): boolean {
   }
   const sentence = lead.slice(from, to);
   if (/[?？؟]/.test(sentence) || !/[\p{L}\p{N}]/u.test(lead.slice(from, neg.start))) return true;
+  // A finished sentence that sends the reader somewhere of its own ("If you did not request this,
+  // contact an administrator at it@corp.example.") is not this link's lead-in.
+  if (/[.。]\s*$/.test(sentence) && hits.some((h) => isOther(h.kind) && h.start > neg.end && h.end <= to) && OWN_TARGET.test(sentence.slice(neg.end - from))) return false;
   return hits.some((h) => h.kind === IF && h.start >= from && h.end <= to);
 }
+
+/** An address, phone number or URL of its own in a sentence. */
+const OWN_TARGET = /[\w.+-]@[\w-]+\.|https?:\/\/|\+?\d[\d ().-]{7,}\d/;
 
 /**
  * Whether the URL carries an opaque token in its path, query or fragment: 10+ characters that
