@@ -12,6 +12,8 @@ const [kind, where] = process.argv.slice(2);
 /** Two shard worker threads (floor-shard.mjs) and Mailcue's client of each. */
 async function startShards(dir: string, mode: 'echo' | 'store') {
   const { Worker } = await import('node:worker_threads');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(dir, { recursive: true });
   // dist/, as the service runs it (and as the shard thread, which runs without tsx, must load it).
   const { ShardClient } = (await import('../../dist/rpc/shard-client.js' as string)) as typeof import('../../src/rpc/shard-client.js');
   return Promise.all([0, 1].map(async (i) => {
@@ -50,9 +52,14 @@ if (kind === 'uws') {
       res.onAborted(() => {
         aborted = true;
       });
-      void shards[turn++ & 1]!.call<string>({ type: 'message.list_view' } as never).then((body) => {
-        if (!aborted) res.cork(() => res.writeHeader('Content-Type', 'application/json; charset=utf-8').end(body));
-      });
+      shards[turn++ & 1]!.call<string>({ type: 'message.list_view' } as never).then(
+        (body) => {
+          if (!aborted) res.cork(() => res.writeHeader('Content-Type', 'application/json; charset=utf-8').end(body));
+        },
+        () => {
+          if (!aborted) res.cork(() => res.writeStatus('500 Internal Server Error').end());
+        },
+      );
     })
     .listen('127.0.0.1', Number(port), (socket) => {
       if (!socket) process.exit(1);
@@ -69,6 +76,22 @@ if (kind === 'uws') {
   // Sized as Mailcue's pool is (src/pool/work-pool.ts): piscina's defaults end idle threads at once.
   const threads = availableParallelism();
   const pool = new Piscina({ filename: new URL('./floor-parse.mjs', import.meta.url).href, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+  // As Mailcue's pool does (src/pool/work-pool.ts): the mails of one event-loop turn cross to a
+  // parse thread as one task, up to 8.
+  let batch: { raw: Buffer; done: (parsed: unknown) => void; fail: (err: Error) => void }[] = [];
+  const parse = (raw: Buffer) => new Promise<unknown>((done, fail) => {
+    if (batch.push({ raw, done, fail }) === 1) setImmediate(flush);
+    if (batch.length >= 8) flush();
+  });
+  const flush = () => {
+    const items = batch;
+    batch = [];
+    if (items.length === 0) return;
+    pool.run(items.map((i) => i.raw)).then(
+      (parsed: unknown[]) => items.forEach((item, k) => item.done(parsed[k])),
+      (err: Error) => items.forEach((item) => item.fail(err)),
+    );
+  };
   let turn = 0;
   const server = new SMTPServer({
     authOptional: true, disabledCommands: ['STARTTLS', 'AUTH'], size: 10 * 1024 * 1024, logger: false,
@@ -77,7 +100,7 @@ if (kind === 'uws') {
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks);
-        pool.run(raw)
+        parse(raw)
           .then((parsed) => shards[turn++ & 1]!.call({ type: 'inbox.deliver', raw, parsed } as never))
           .then(() => callback(), (err: Error) => callback(err));
       });

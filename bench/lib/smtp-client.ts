@@ -126,6 +126,8 @@ export interface SmtpLoadParams {
   /** Subjects and Message-IDs carry `${tag}-${i}`, so each mail can be found again. */
   tag: string;
   timeLimitMs: number;
+  /** Latency from the end of DATA (the message's last byte written) instead of the envelope's write. */
+  fromDataEnd?: boolean;
 }
 
 export interface SmtpLoadResult {
@@ -159,11 +161,11 @@ export async function runSmtpLoad(p: SmtpLoadParams): Promise<SmtpLoadResult> {
   await Promise.all(conns.map(async (conn) => {
     while (next < mails.length && performance.now() < deadline) {
       const mail = mails[next++]!;
-      const t = performance.now();
+      let t = performance.now();
       sent++;
       let reply: Reply;
       try {
-        reply = await conn.send(mail);
+        reply = await conn.send(mail, p.fromDataEnd ? (at) => (t = at) : undefined);
       } catch (err) {
         refused[(err as Error).message] = (refused[(err as Error).message] ?? 0) + 1;
         return;

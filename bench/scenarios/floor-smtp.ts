@@ -29,7 +29,7 @@ function smtpFloor(name: string, kind: 'smtp' | 'smtp-shard', title: string): Sc
     timeLimitS: (quick) => (quick ? 30 : 120),
     async run(ctx, p) {
       const port = await freePort();
-      const server = await startFloorServer(name, kind, kind === 'smtp' ? String(port) : `${port},${ctx.tmp}`);
+      const server = await startFloorServer(name, kind, kind === 'smtp' ? String(port) : `${port},${ctx.tmp}/${name}`);
       const gen = await Generator.start('smtp-sender');
       try {
         const recipients = Array.from({ length: 100 }, (_, i) => `r${i}@floor.test`);
@@ -38,7 +38,8 @@ function smtpFloor(name: string, kind: 'smtp' | 'smtp-shard', title: string): Sc
         if (kind === 'smtp') return fields;
         // wake-latency's sending pattern (2 connections, each mail after the last one's 250): the
         // end of DATA → 250 here is when a parked waiter could be answered at the earliest.
-        const wake = await gen.call<SmtpLoadResult>('smtpLoad', { ...load, connections: 2, total: ctx.quick ? 200 : 1000, tag: 'floorwake', timeLimitMs: 30_000 }, 45_000);
+        const wake = await gen.call<SmtpLoadResult>('smtpLoad', { ...load, connections: 2, total: ctx.quick ? 200 : 1000, tag: 'floorwake', timeLimitMs: 30_000, fromDataEnd: true }, 45_000);
+        if (wake.timed_out || wake.accepted < wake.sent) throw new Error(`wake pattern: ${wake.accepted} of ${wake.sent} accepted${wake.timed_out ? ', timed out' : ''}`);
         return { ...fields, wake_pattern: { ops_per_s: wake.ops_per_s, ...wake.latency } };
       } finally {
         await gen.stop();

@@ -24,7 +24,7 @@ function uwsFloor(name: string, kind: 'uws' | 'uws-shard', title: string): Scena
     timeLimitS: (quick) => (quick ? 20 : 40),
     async run(ctx, p) {
       const port = await freePort();
-      const server = await startFloorServer(name, kind, kind === 'uws' ? String(port) : `${port},${ctx.tmp}`);
+      const server = await startFloorServer(name, kind, kind === 'uws' ? String(port) : `${port},${ctx.tmp}/${name}`);
       try {
         const load = { port, connections: p.connections, warmupS: 0, requests: [{ method: 'GET', path: '/' }] };
         await httpLoad({ ...load, durationS: p.warmupS });

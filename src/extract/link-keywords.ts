@@ -37,6 +37,9 @@ const ALTERNATIVES = [
 
 /** "If": a negation in a conditional ("If this wasn't you") opens a safety exit; a plain one does not. */
 export const IF = 13;
+/** "Allow": a sign-in approval's button; it asks only in a mail already about signing in. */
+export const ALLOW = 14;
+const ALLOWS = ['allow', 'yes allow', 'allow sign in', 'allow login', 'zulassen', 'autoriser', 'permitir', 'consenti'];
 
 const IFS = [
   'if', 'wenn', 'falls', 'si', 'se', 'indien', 'jeśli', 'jeżeli', 'pokud', 'jestli', 'ak', 'ha', 'dacă', 'hvis',
@@ -121,8 +124,7 @@ const ACTIONS = [
   'finish registering', 'finish your registration', 'complete sign up', 'complete your sign up', 'sign in link', 'login link',
   'log in link', 'one click sign in', 'one tap sign in',
   'approve', 'authorize', 'authorise', 'validate', 'subscribe me', 'yes subscribe',
-  'change my password', 'recover your account', 'recover account', 'recover my account', 'account recovery',
-  'recover your password', 'restore access', 'restore your access', 'regain access', 'it was me', 'this was me', 'that was me', 'yes it\'s me', 'it\'s me', 'that\'s me', 'c\'est moi', 'soy yo',
+  'change my password', 'recover your account', 'recover account', 'recover my account', 'recover your password', 'restore access', 'restore your access', 'regain access', 'it was me', 'this was me', 'that was me', 'yes it\'s me', 'it\'s me', 'that\'s me', 'c\'est moi', 'soy yo',
   'sou eu', 'это я', 'das war ich', 'ik was het',
   // German
   'bestätigen', 'bestätige', 'bestätigung', 'bestaetigen', 'verifizieren', 'verifiziere', 'verifizierung',
@@ -181,7 +183,7 @@ const ACTIONS = [
 
 /** Sign-in words: a magic link says them, but so does "Log in to view your statement". */
 const SIGN_INS = [
-  'sign in', 'signing in', 'log in', 'log on', 'logging in', 'login', 'sign me in', 'log me in', 'allow', 'yes allow',
+  'sign in', 'signing in', 'log in', 'log on', 'logging in', 'login', 'sign me in', 'log me in',
   'anmelden', 'einloggen', 'anmeldung', 'melden sie sich', 'inloggen', 'aanmelden',
   'se connecter', 'connectez vous', 'connexion', 'iniciar sesión', 'inicia sesión', 'entrar', 'fazer login',
   'iniciar sessão', 'accedi', 'accesso', 'conectare', 'autentifica*',
@@ -338,6 +340,7 @@ export const linkKeywords = new KeywordMatcher([
   [DONE, DONES],
   [ALTERNATIVE, ALTERNATIVES],
   [IF, IFS],
+  [ALLOW, ALLOWS],
   [NEGATION, NEGATIONS],
   [NEUTRALIZER, NEUTRALIZERS],
 ]);
@@ -354,7 +357,7 @@ export const URL_ACTION = new RegExp([
   'megerosit', 'validat', 'valider', 'approve', 'magic', 'login', 'log-in', 'signin', 'sign-in', 'sign_in',
   'inlog', 'anmeld', 'zaloguj', 'logind', 'kirjaudu', 'prihlas', 'giris', 'dang-nhap', 'auth', 'reset',
   'password', 'passwort', 'wachtwoord', 'passwd', 'token=', 'oobcode=', 'ticket=', 'action-token',
-  'key=', 'otp', 'passwordless', 'register/complete', 'registration/complete', 'signup/complete', 'recover',
+  'key=', 'otp', 'passwordless', 'register/complete', 'registration/complete', 'signup/complete', 'recover_account', 'recover-account', 'recoveraccount', 'account/recover',
 ].join('|'));
 /** URL stems that corroborate a sign-in anchor (a magic link, not a login page behind a tracker). */
 export const URL_SIGN_IN = /magic|login|log-in|signin|sign-in|sign_in|auth|token=|otp|passwordless|inlog|anmeld|zaloguj|logind|kirjaudu|prihlas|giris|dang-nhap/;

@@ -12,7 +12,7 @@
 //       sign-in URL (magic links)
 //   -6  the anchor names another kind of link (unsubscribe, privacy, help, deny, report, "secure
 //       your account" …); this outranks an action word in the same anchor ("Cancel this sign-in")
-//       unless the action leads ("Verify store email")
+//       unless the action leads and the other word only qualifies its object ("Verify store email")
 //   ±3  the nearest keyword in the lead-in (same line, or the previous line when the link starts
 //       its own line) asks for the act (+3) or names another kind of link (-3); +3 the rest of
 //       the sentence after it, up to the next link, asks ("Click <here> to verify your email")
@@ -35,7 +35,7 @@
 // link expires or works once), delivers no code and is no bulk mail, the one tokenised
 // call-to-action (or the one button among them) that is neither a
 // footer, social, legal nor safety link is the verification link (languages the tables lack).
-import { ACTION, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
+import { ACTION, ALLOW, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
 import { lineStart, previousLineStart, type UrlSpan } from './text-prep.js';
 
@@ -98,10 +98,11 @@ const names = (hits: Hit[]): boolean => hits.some((h) => isOther(h.kind));
 
 /**
  * An anchor that names another kind of link: that outranks an action word in it ("Cancel this
- * sign-in", "Secure your account", "Confirm appointment"), unless the action leads and the anchor
- * names what it acts on besides ("Verify store email").
+ * sign-in", "Secure your account", "Confirm appointment"), unless the action leads and each other
+ * word only qualifies what it acts on, named right after it ("Verify store email"); list words
+ * ("Confirm unsubscribe from newsletter") always outrank it.
  */
-const anchorNamesOther = (anchor: Hit[]): boolean => names(anchor) && !(anchor[0]?.kind === ACTION && anchor.some((h) => h.kind === OBJECT));
+const anchorNamesOther = (anchor: Hit[]): boolean => names(anchor) && !(anchor[0]?.kind === ACTION && anchor.every((o) => o.kind !== LIST && (o.kind !== OTHER || anchor.some((h) => h.kind === OBJECT && h.start >= o.end && h.start - o.end <= 1))));
 
 /** A negation counts unless a neutralizer ("ignore", "disregard") comes after the last one. */
 function negated(hits: Hit[]): boolean {
@@ -146,8 +147,8 @@ function leadNegated(lead: string, hits: Hit[]): boolean {
   return hits.some((h) => h.kind === IF && h.start >= from && h.end <= to);
 }
 
-/** An address, phone number or URL of its own in a sentence. */
-const OWN_TARGET = /[\w.+-]@[\w-]+\.|https?:\/\/|\+?\d[\d ().-]{7,}\d/;
+/** An address, URL or phone number (with its "+" or trunk "0"; not a date) of its own in a sentence. */
+const OWN_TARGET = /[\w.+-]@[\w-]+\.|https?:\/\/|(?:\+|(?<!\d)0)\d[\d ()-]{6,}\d/;
 
 /**
  * Whether the URL carries an opaque token in its path, query or fragment: 10+ characters that
@@ -252,7 +253,7 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   // delivers or the URL must agree, so "Log in to view your statement" behind a click tracker is
   // not a magic link.
   const signInMail = mail.subjectAsks || mail.subjectSignIn || mail.hasCode || mail.expiring || URL_SIGN_IN.test(rest);
-  const asksIn = (hits: Hit[]): boolean => has(hits, ACTION) || (signInMail && has(hits, SIGN_IN));
+  const asksIn = (hits: Hit[]): boolean => has(hits, ACTION) || (signInMail && (has(hits, SIGN_IN) || has(hits, ALLOW)));
 
   const why: string[] = [];
   const anchorAsks = asksIn(anchorHits);
@@ -268,7 +269,7 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   let leadAsks = false;
   for (let i = leadHits.length - 1; i >= 0; i--) {
     const k = leadHits[i]!.kind;
-    if (k === ACTION || (k === SIGN_IN && signInMail)) {
+    if (k === ACTION || ((k === SIGN_IN || k === ALLOW) && signInMail)) {
       leadAsks = true;
       score += 3;
       why.push('the sentence before it asks for it');
@@ -359,10 +360,9 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
     const rest = c.url.slice(c.url.indexOf(host) + host.length).toLowerCase();
     if (c.anchor.trim() === '' || !hasToken(c.url) || URL_OTHER.test(rest) || SOCIAL_HOST.test(host)) return;
     const hits = hitsOf(c);
-    // List words before it ("you can change your email preferences at any time") describe the list
-    // being joined in a double opt-in; they mark another kind of link only in bulk mail.
-    const leadOther = hits.lead.some((h) => h.kind === OTHER || (h.kind === LIST && mail.bulk));
-    if (/logo/.test(c.extra) || names(hits.anchor) || leadOther) return;
+    // Only other kinds of link before it refuse it: list words there ("you can change your email
+    // preferences at any time") describe the list a double opt-in joins (bulk mail never gets here).
+    if (/logo/.test(c.extra) || names(hits.anchor) || has(hits.lead, OTHER)) return;
     if (seen.has(c.url)) return;
     if (!mail.expiring && !URL_OBJECT.test(rest) && !aboutAccount(c, mail, hits.anchor, hits.lead)) return;
     seen.add(c.url);

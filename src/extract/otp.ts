@@ -56,11 +56,14 @@ interface Scored {
  * Words for a secret every attendee shares: in a meeting invitation, a number they label is the
  * meeting's passcode or PIN, however far from the word "meeting" it stands.
  */
-const SHARED_SECRET = /pass|pin|kennwort|kenncode|mot de passe|contraseña|senha|пароль|パス|密码|密碼|비밀번호|암호|access|zugang|toegang|acceso|accès|sandi|lösen|jelsz|heslo|hasło|dostęp|wachtwoord|salasana|parol|şifre|mật khẩu|รหัสผ่าน/i;
+const SECRET_WORDS = 'pass|pin|kennwort|kenncode|mot de passe|contraseña|senha|пароль|パス|密码|密碼|비밀번호|암호|access|zugang|toegang|acceso|accès|sandi|lösen|jelsz|heslo|hasło|dostęp|wachtwoord|salasana|parol|şifre';
+const SHARED_SECRET = new RegExp(SECRET_WORDS, 'i');
+const SECRET_START = new RegExp(`^(?:${SECRET_WORDS})`, 'i');
 
 /**
- * "One-time", "single-use" … right before a secret word: a passcode or password so qualified is the
- * reader's own code, not a meeting's shared one ("your one-time passcode to sign in").
+ * "One-time", "single-use" … right before a secret word or inside its phrase ("hasło jednorazowe"):
+ * a passcode or password so qualified is the reader's own code, not a meeting's shared one ("your
+ * one-time passcode to sign in").
  */
 const ONE_TIME_WORDS = 'one[- ]?time|single[- ]use|einmal|jednoráz|egyszer|kertasalasana|usa e getta|à usage unique|de un solo uso|de uso único|monouso|одноразов|ワンタイム|一次性|일회용|jednorazow|tek kullanımlık|eenmalig|engångs|engangs|kertakäyttö|sekali pakai|một lần|unică';
 const ONE_TIME = new RegExp(`(?:${ONE_TIME_WORDS})\\S*\\s*$`, 'i');
@@ -75,33 +78,39 @@ function wordAt(text: string, hit: Hit): string {
 
 /** A code word that names a secret every meeting attendee shares, unless qualified as one-time. */
 function sharedSecret(text: string, hit: Hit): boolean {
-  // The word itself and the one after it ("Kode Sandi", "Code d'accès").
+  // The word itself, or the one after it when that one starts with a secret word ("Kode Sandi",
+  // "Code d'accès").
   const own = wordAt(text, hit);
-  const word = own + (/^[ '’]?[\p{L}]+/u.exec(text.slice(hit.end, hit.end + 16))?.[0] ?? '');
-  if (!SHARED_SECRET.test(word) || ONE_TIME_IN.test(word)) return false;
+  const next = /^[ '’](\p{L}+)/u.exec(text.slice(hit.end, hit.end + 16))?.[1] ?? '';
+  if (!(SHARED_SECRET.test(own) || SECRET_START.test(next)) || ONE_TIME_IN.test(own)) return false;
   const wordStart = hit.end - own.length;
   return !ONE_TIME.test(text.slice(Math.max(0, wordStart - 32), wordStart));
 }
 
 /**
- * Prepositions that open the purpose of a code ("code for the patient portal", "code pour votre
- * espace adhérent", "Code für Ihr Kundenkonto"): a label inside that phrase names what the code is
- * for, not the number that follows.
+ * A preposition that opens the purpose of a code right after its code word ("code for the patient
+ * portal", "code to approve this payment", "code pour votre espace adhérent").
  */
-const PURPOSE = /(?:^|[^\p{L}])(?:for|to|pour|für|zum|zur|para|per|voor|dla|do|för|til|için|для|в|на)(?:[^\p{L}]|$)/iu;
+const PURPOSE = /^[^.!?。！？]{0,40}?(?:^|[^\p{L}])(?:for|to|pour|für|zum|zur|para|per|voor|dla|do|för|til|için|для|в|на)(?:[^\p{L}]|$)/iu;
+/** Labels that always name a number: a phone, a card, "ending in". */
+const NUMBER_NOUN = /end|phone|tel|fax|card|karte|carte|tarjeta|number|nummer|numéro|número|numero|\bno\b|nr|zip|post|plz|cep|телефон|карт|номер|оканч|電話|电话|番号|号码|號碼|번호|전화/i;
+/** Nothing but punctuation or "number" between a label and its number ("Order number: 4821"). */
+const DIRECT_LABEL = /^(?:[\s:#.()\-–—]|number|num|no|nr|numéro|nummer|número|numero|номер)*$/i;
 
 /**
- * Does a number label name this number? Not when it sits in the purpose phrase of a code word
- * before it, unless it is on the number's line with nothing but "number" between them: "code for
- * order 4821" names the order; "code for the patient portal is 4821", "one-time password for this
- * transaction is 4821" and "code to approve this payment: 4821" name the code.
+ * Does a number label name this number? Not when it sits in the purpose phrase that opens right
+ * after a code word in the same sentence, with words between the preposition and the label or
+ * between the label and the number: "code for the patient portal is 4821", "one-time password for
+ * this transaction is 4821" and "code to approve this payment: 4821" name the code; "code for
+ * order 4821", "code for room: 4821" and "code sent to your phone ending in 4821" name the label's.
  */
-function labelNames(text: string, label: Hit, code: Hit | undefined, numberStart: number, sameLine: boolean): boolean {
-  if (!code || code.end > label.start || !PURPOSE.test(text.slice(code.end, label.start))) return true;
-  if (!sameLine) return false;
-  return DIRECT_LABEL.test(text.slice(label.end, numberStart));
+function labelNames(text: string, label: Hit, code: Hit | undefined, numberStart: number): boolean {
+  if (!code || code.end > label.start) return true;
+  const between = text.slice(code.end, label.start);
+  const purpose = PURPOSE.exec(between);
+  if (!purpose || /[.!?。！？]\s/.test(between) || NUMBER_NOUN.test(text.slice(label.start, label.end))) return true;
+  return !/\p{L}/u.test(between.slice(purpose[0].length)) && DIRECT_LABEL.test(text.slice(label.end, numberStart));
 }
-const DIRECT_LABEL = /^(?:[\s#.()\-–—]|number|num|no|nr|numéro|nummer|número|numero|номер)*$/i;
 
 /** Where the winning number was read, for the reason. */
 const PART_NAMES = ['the subject', 'the HTML body', 'the text body'];
@@ -116,8 +125,12 @@ const HYPHENS = '-\u2010\u2011';
 /** Middle dots and bullets used as display separators inside a code ("4·8·8·1·6·7", "123·456"). */
 const DOTS = '\u00B7\u2027\u2219\u22C5';
 const DASHES = '-\u2010\u2011\u2013\u2014\u00B7\u2022';
-/** An en dash or minus sign joins only two 3-digit halves ("318–207"), never a range ("1990–2025"). */
+/**
+ * An en dash or minus sign joins two 3-digit halves presented as a value ("Code: 318–207", or alone
+ * on its line), never a range ("gates 101–120", "1990–2025").
+ */
 const HALVES = '\u2013\u2212';
+const VALUE_BEFORE = /(?:^|\n|[:：] ?)$/;
 const BAD_BEFORE = '/=_\\@#+$€£¥￥₹₽₩©№%&?§' + MASK;
 const BAD_AFTER = '/=_\\@%€$£¥￥°₽₩円元원' + MASK;
 const JOINERS = '.,:/';
@@ -140,8 +153,8 @@ const UNITS = [
 ];
 const UNIT_AFTER = new RegExp(`^ ?(?:${UNITS.join('|')})(?![a-z])`, 'i');
 const POSTAL_CITY = /^,? ?(?:г\.|[A-ZÄÖÜÀ-ÞА-ЯЁ][a-zäöüßà-ÿа-яё]{2,}(?:[ ,\n]|$))/;
-/** What follows a promotion code in its sentence. */
-const PROMOTION = /checkout|% off|\d ?% |discount|off your (?:next |first )?(?:order|purchase)|free (?:shipping|delivery)|rabatt|réduction|descuento|desconto|sconto|korting|скидк|kassan?\b|kasse\b|caisse|cassa\b|frakt|versandkostenfrei|livraison offerte|envío gratis|frete grátis|gratis verzending/i;
+/** What follows a promotion code in its sentence ("at checkout" alone does not: payment codes say it too). */
+const PROMOTION = /% off|\d ?% |discount|off your (?:next |first )?(?:order|purchase)|free (?:shipping|delivery)|promo|coupon|rabatt|réduction|descuento|desconto|sconto|korting|скидк|frakt|versandkostenfrei|livraison offerte|envío gratis|frete grátis|gratis verzending/i;
 /** "482913 Valid for 10 minutes" (a code box's cell, then its expiry): not a postal code's city. */
 const VALIDITY = /^,? ?(?:valid|expires?|expiring|gültig|läuft|valable|expire|válido|valido|vence|scade|geldig|verloopt|ważny|действ)/i;
 const COUNT_NOUN = /^ ([a-zà-ÿа-яё]{3,})/;
@@ -178,10 +191,11 @@ export function findCandidates(text: string): Candidate[] {
       const c = text[k];
       let newline = false;
       let spacedDash = false;
+      let enDash = false;
       if (c !== undefined && (inSet(HYPHENS, c) || inSet(DOTS, c))) k++;
-      else if (c !== undefined && inSet(HALVES, c)) {
+      else if (c !== undefined && inSet(HALVES, c) && groups.length === 1 && j - gs === 3 && VALUE_BEFORE.test(text.slice(Math.max(0, gs - 3), gs))) {
         k++;
-        spacedDash = true;
+        enDash = true;
       } else if (c === ' ' && inSet(DASHES, text[k + 1] ?? '') && text[k + 2] === ' ') {
         k += 3;
         spacedDash = true;
@@ -197,6 +211,7 @@ export function findCandidates(text: string): Candidate[] {
       // A line break joins only single digits (one per cell/line); " - " only 3-digit halves ("482 - 913").
       if (newline && (j - gs > 1 || ke - k > 1)) break;
       if (spacedDash && (j - gs < 3 || ke - k < 3)) break;
+      if (enDash && (ke - k !== 3 || (ke < n && isDigit(text.charCodeAt(ke))))) break;
       // Stop collecting past a plausible length; the cluster is rejected anyway.
       if (groups.length > 12) break;
       j = k;
@@ -306,7 +321,7 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
     if (has(above, MEETING) && !above.some((h) => h.kind === CODE_WORD && !sharedSecret(text, h))) return null;
   }
   const label = last(same, NUMBER_LABEL);
-  if (label && c.start - label.end <= 30 && (!code || label.end > code.end) && !digitBetween(text, label.end, c.start) && labelNames(text, label, code, c.start, true)) return null;
+  if (label && c.start - label.end <= 30 && (!code || label.end > code.end) && !digitBetween(text, label.end, c.start) && labelNames(text, label, code, c.start)) return null;
   let before = 0;
   let why = '';
   if (code) {
@@ -323,7 +338,7 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
       const hit = last(hits, CODE_WORD);
       const lab = last(hits, NUMBER_LABEL);
       // "Order number:\n482913": a label closing the line above names the number below it.
-      const labelled = lab !== undefined && (!hit || lab.end > hit.end) && labelNames(text, lab, hit, lineFrom, false);
+      const labelled = lab !== undefined && (!hit || lab.end > hit.end) && labelNames(text, lab, hit, c.start);
       if (back === 0 && labelled && lineFrom - lab!.end <= 30 && !digitBetween(text, lab!.end, lineFrom)) return null;
       if (meetingDoc && hit && sharedSecret(text, hit)) return null;
       if (hit && !labelled) {
@@ -347,8 +362,7 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
   if (before < 6 && labelAfter && labelAfter.start - c.end <= 20 && labelAfter.start < sentenceEnd && (!codeAfter || codeAfter.start > labelAfter.start)) return null;
   // "Use code 7741 at checkout for 20% off": a promotion, unless the sentence is about signing in
   // or verifying.
-  const rest = text.slice(c.end, sentenceEnd);
-  if (PROMOTION.test(rest) && !linkKeywords.find(text, ls, sentenceEnd).some((h) => h.kind === ACTION || h.kind === SIGN_IN)) return null;
+  if (PROMOTION.test(text.slice(c.end, sentenceEnd)) && !linkKeywords.find(text, from, sentenceEnd).some((h) => h.kind === ACTION || h.kind === SIGN_IN)) return null;
   let after = 0;
   if (codeAfter && !numberBetween(text, c.end, codeAfter.start, afterHits)) {
     after = codeAfter.start - c.end <= 40 ? 5 : 4;
@@ -372,9 +386,10 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
   const tail = text.slice(c.end, c.end + 40);
   if (before < 6 && after === 0 && POSTAL_CITY.test(tail) && !VALIDITY.test(tail)) return null;
   const noun = COUNT_NOUN.exec(tail);
-  // A code word right after ("482913 este codul tău", "… adalah kode verifikasi") makes the word
-  // between a verb, not a noun counted.
-  if (noun && !GLUE.has(noun[1]!.toLowerCase()) && !(code && c.start - code.end <= 12) && !(codeAfter && codeAfter.start < sentenceEnd && codeAfter.start - c.end <= 30)) score -= 3;
+  // A code word right after the next word ("482913 este codul tău", "… adalah kode verifikasi")
+  // makes that word a verb, not a noun counted.
+  const verb = noun !== null && codeAfter !== undefined && codeAfter.start - (c.end + 1 + noun[1]!.length) <= 2;
+  if (noun && !GLUE.has(noun[1]!.toLowerCase()) && !(code && c.start - code.end <= 12) && !verb) score -= 3;
 
   score += Math.max(before, after) + (before > 0 && after > 0 ? 1 : 0);
   if (atLineStart && atLineEnd) score += 3;

@@ -122,9 +122,12 @@ export class FrontThreads extends ThreadLinkBase {
   private readonly metricsWanted = new Map<number, (json: ThreadMetrics | null) => void>();
   /**
    * Each worker's last answer: a scrape that a busy worker does not answer in time reuses it, so
-   * its counters never seem to fall back (a Prometheus rate would read that as a reset).
+   * its counters never seem to fall back (a Prometheus rate would read that as a reset); its
+   * gauges are then as old as that answer.
    */
   private readonly lastMetrics = new Map<Worker, ThreadMetrics>();
+  /** Workers that exited: a scrape neither waits for them nor repeats their last answer. */
+  private readonly exited = new Set<Worker>();
 
   constructor(config: Config) {
     super(randomUUID(), 0);
@@ -156,7 +159,11 @@ export class FrontThreads extends ThreadLinkBase {
         log.error({ err, thread: data.index }, 'front thread failed');
         reject(err);
       });
-      worker.once('exit', (code) => reject(new Error(`front thread ${data.index} exited (${code})`)));
+      worker.once('exit', (code) => {
+        this.exited.add(worker);
+        this.lastMetrics.delete(worker);
+        reject(new Error(`front thread ${data.index} exited (${code})`));
+      });
     });
   }
 
@@ -169,6 +176,8 @@ export class FrontThreads extends ThreadLinkBase {
         worker.postMessage({ t: 'ip_wait', id: m.id, wait: this.authorizeWindow.take(m.ip) } satisfies ThreadMessage);
         return;
       case 'metrics_json':
+        // Kept even when it comes after its scrape gave up waiting: the next late scrape reuses it.
+        this.lastMetrics.set(worker, m.json);
         this.metricsWanted.get(m.id)?.(m.json);
         return;
     }
@@ -182,12 +191,15 @@ export class FrontThreads extends ThreadLinkBase {
   /** Every worker thread's metrics (prom-client JSON), for /metrics to add up with the first's. */
   metrics(): Promise<ThreadMetrics[]> {
     return Promise.all(this.workers.map((worker) => new Promise<ThreadMetrics>((resolve) => {
+      if (this.exited.has(worker)) {
+        resolve([]);
+        return;
+      }
       const id = this.nextId++;
       const timer = setTimeout(() => done(null), METRICS_TIMEOUT_MS);
       const done = (json: ThreadMetrics | null) => {
         clearTimeout(timer);
         this.metricsWanted.delete(id);
-        if (json) this.lastMetrics.set(worker, json);
         resolve(json ?? this.lastMetrics.get(worker) ?? []);
       };
       this.metricsWanted.set(id, done);

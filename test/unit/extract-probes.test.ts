@@ -83,6 +83,21 @@ const cases: Case[] = [
   ['a finished if-not sentence with its own address', { subject: 'Sign in to Corpnet', html: '<p>Hi Dana,</p><p>Here is your sign-in link for Corpnet. If you did not request this email, please contact your IT desk at helpdesk@corp.example.</p><p><a href="https://id.corp.example/signin/email?token=Vb71Qx29Lm83Wk46" style="background:#1d4ed8;padding:12px">Sign in</a></p>' }, null, 'https://id.corp.example/signin/email?token=Vb71Qx29Lm83Wk46'],
   ['an if-not sentence without a target of its own stays a safety exit', { subject: 'Your password was changed', html: '<p>Your password was changed today.</p><p>If you did not make this change, contact support.</p><p><a href="https://app.example/password/reset?t=Mn28Qz71Kp40" style="background:#b91c1c;padding:12px">Reset password</a></p>' }, null, null],
   ['korean if-not-you sentence negative', { subject: '새로운 기기에서 로그인했습니다', html: '<p>새로운 기기에서 계정에 로그인했습니다.</p><p>본인이 아니라면 지금 바로 <a href="https://www.stream.example/password?token=Rq83Lw27Zx61Kd45">비밀번호를 변경하세요</a>.</p>' }, null, null],
+  // Over-reach of the rules above, found by review.
+  ['code sent to a phone ending in negative', { subject: 'Verification', text: 'We sent a verification code to your phone ending with 4821.' }, null, null],
+  ['code for a card ending in', { subject: 'Card check', text: 'OTP for card ending with 4821 is 882913.' }, '882913', null],
+  ['code for order with a colon', { subject: 'Pickup', text: 'Your pickup code for order: 551902 is 8841.' }, '8841', null],
+  ['purpose word in an earlier sentence negative', { subject: 'Kiosk', text: 'Your PIN for the kiosk is in the app. Ticket: 48213.' }, null, null],
+  ['phone number ending in on the line above negative', { subject: 'Code', text: 'We will send a code to the phone number ending in:\n4821' }, null, null],
+  ['payment code entered at checkout', { subject: 'Your Shop Pay code', text: 'Your Shop Pay code is 482913, enter it at checkout.' }, '482913', null],
+  ['german code entered at the till', { subject: 'Bestätigung', text: 'Ihr Bestätigungscode lautet 482913 – bitte an der Kasse eingeben.' }, '482913', null],
+  ['a count before a code word negative', { subject: 'Monthly update', text: 'This month 4500 teams sent verification codes with Acme.' }, null, null],
+  ['en dash range negative', { subject: 'Your code', text: 'Your code works for gates 101\u2013120 only.' }, null, null],
+  ['japanese password reset with a code', { subject: 'パスワード再設定', text: 'Web会議サービスのパスワード再設定のご案内です。\n確認コードはパスワード再設定画面で入力してください：482913' }, '482913', null],
+  ['allow in a marketing subject negative', { subject: 'Allow us to introduce: dark mode', html: '<p>Dark mode is here.</p><a href="https://t.app.example/c/Lq83Wx27Zp61Kd45">Log in to try it</a><a href="https://app.example/unsubscribe?u=Ab12Cd34">Unsubscribe</a>' }, null, null],
+  ['confirm unsubscribe negative', { subject: 'Confirm your request', html: '<p>We received a request to stop sending you our newsletter.</p><a href="https://news.example/u/confirm?t=Wq81Lm47Zx29">Confirm unsubscribe from newsletter</a>' }, null, null],
+  ['if-not sentence with a date negative', { subject: 'Your password was changed', html: '<p>Your password was changed.</p><p>If you did not make this change on 12.06.2025, contact support.</p><p><a href="https://app.example/password/reset?t=Kd81Lq29Zx47" style="background:#b91c1c;padding:12px">Reset your password</a></p>' }, null, null],
+  ['account recovery options negative', { subject: 'Security checkup', html: '<p>Keep your account safe.</p><a href="https://acct.example/security/recovery-options?s=Hy61Qw83Lz27">Update account recovery options</a>' }, null, null],
   ['german password-changed notice negative', { subject: 'Ihr Passwort wurde geändert', html: '<p>Ihr Passwort wurde soeben geändert.</p><p>Falls Sie das nicht waren, setzen Sie Ihr Passwort sofort zurück:</p><a href="https://konto.example/passwort/zuruecksetzen?t=Kd81Lq29Zx47">Passwort zurücksetzen</a>' }, null, null],
 ];
 
