@@ -21,7 +21,7 @@
 // letters glued to it (except a letter prefix like "G-123456"); month names around a year; a
 // meeting named on its line or on the line above when that line asks for no code of the reader's
 // own (meeting passcodes; a passcode called one-time is the reader's); a promotion ("use code 2468
-// at checkout"); "22767 Hamburg" postal shapes; clusters whose digit total is not 4–6 (phone
+// for 15% off"); "22767 Hamburg" postal shapes; clusters whose digit total is not 4–6 (phone
 // numbers, IBANs, meeting IDs, 12-digit item numbers).
 // The best candidate scoring at least 5 is the code; ties go to the earliest. All work is bounded:
 // at most MAX_CANDIDATES per part and fixed-size windows around each one.
