@@ -316,7 +316,7 @@ const NEGATIONS = [
   'bukan anda', 'bukan kamu',
   '心当たりのない', '心当たりがない', '身に覚えのない', '身に覚えがない',
   '不是您本人', '非本人', '不是您', '不是你', '並非您本人', '非您本人', '본인이 아닌', '본인이 아니라면', '본인이 아니면', '본인이 아니신', '요청하지 않은', '요청하지 않았다면',
-  '요청하지 않으셨다면', '않았다면', '않으셨다면',
+  '요청하지 않으셨다면', '변경하지 않았다면', '변경하지 않으셨다면', '시도하지 않았다면', '시도하지 않으셨다면',
 ];
 
 /** Words that turn a preceding negation into a harmless disclaimer ("…didn't sign up? Ignore this."). */
@@ -325,7 +325,8 @@ const NEUTRALIZERS = [
   'ignorieren', 'ignoriere', 'ignorer', 'ignorez', 'ignora', 'ignorar', 'negeren', 'negeer', 'zignoruj',
   'ignorovat', 'ignorujte', 'ignorere', 'ignorera', 'huomiotta', 'dikkate almayın', 'yok sayın', 'αγνοήστε',
   'desconsidere', 'игнорируйте', 'проигнорируйте', 'ігноруйте', 'התעלם', 'تجاهل', 'अनदेखा', 'ไม่ต้องสนใจ',
-  'bỏ qua', 'abaikan', '無視', '破棄', '忽略', '无视', '무시',
+  'bỏ qua', 'abaikan', '無視', '破棄', '忽略', '无视', '무시', '조치가 필요하지 않', '조치는 필요하지 않',
+  'görmezden gel*', 'gerek yok*',
 ];
 
 export const linkKeywords = new KeywordMatcher([

@@ -141,15 +141,15 @@ function leadNegated(lead: string, hits: Hit[]): boolean {
   }
   const sentence = lead.slice(from, to);
   if (/[?？؟]/.test(sentence) || !/[\p{L}\p{N}]/u.test(lead.slice(from, neg.start))) return true;
-  // A negation with a conditional ending is its own "if" (Korean "…지 않았다면", Turkish "…madıysanız").
-  if (CONDITIONAL_NEGATION.test(lead.slice(neg.start, neg.end))) return true;
   // A finished sentence that sends the reader somewhere of its own ("If you did not request this,
   // contact an administrator at it@corp.example.") is not this link's lead-in.
   if (/[.。]\s*$/.test(sentence) && hits.some((h) => isOther(h.kind) && h.start > neg.end && h.end <= to) && OWN_TARGET.test(sentence.slice(neg.end - from))) return false;
-  return hits.some((h) => h.kind === IF && h.start >= from && h.end <= to);
+  // A negation with a conditional ending is its own "if" (Korean "변경하지 않았다면", Turkish "siz
+  // yapmadıysanız").
+  return CONDITIONAL_NEGATION.test(lead.slice(neg.start, neg.end)) || hits.some((h) => h.kind === IF && h.start >= from && h.end <= to);
 }
 
-const CONDITIONAL_NEGATION = /(?:다면|라면|san[ıi]z|sen[ıi]z)$/u;
+const CONDITIONAL_NEGATION = /(?:다면|라면|sanız|seniz)$/iu;
 
 /** An address, URL or phone number (with its "+" or trunk "0"; not a date) of its own in a sentence. */
 const OWN_TARGET = /[\w.+-]@[\w-]+\.|https?:\/\/|(?:\+|(?<!\d)0)\d[\d ()-]{6,}\d/;
@@ -191,11 +191,15 @@ function shortTokenAfterAction(rest: string): boolean {
 }
 
 /**
- * Where a link came from is no kind of link: "…/verify-email?token=…&src=support" is not a
- * support link. Campaign and source parameters are left out of the URL-kind tests.
+ * The URL (path and query, lowercased) names another kind of link. A campaign or source parameter
+ * ("…/verify-email?token=…&src=support") only says where the link was sent from: it is forgiven
+ * when the rest of the URL spells the act, and counts otherwise ("…/r/Hy61?utm_content=contact").
  */
 const TRACKING = /[?&](?:utm_[a-z]+|src|source|ref|referrer|from|via|channel|medium|campaign|cid)=[^&#]*/gi;
-const withoutTracking = (rest: string): string => rest.replace(TRACKING, '');
+function urlNamesOther(rest: string): boolean {
+  const bare = rest.replace(TRACKING, '');
+  return URL_OTHER.test(bare) || (URL_OTHER.test(rest) && !IDP_ACTION.test(bare) && !URL_ACTION.test(bare));
+}
 
 function hostOf(url: string): string {
   const m = /^[a-z]+:\/\/(?:[^@/?#]*@)?([^:/?#]*)/i.exec(url);
@@ -314,7 +318,7 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
     score += 2;
     why.push('its URL spells the act');
   }
-  if (URL_OTHER.test(withoutTracking(rest))) score -= 3;
+  if (urlNamesOther(rest)) score -= 3;
   if (SOCIAL_HOST.test(host)) score -= 6;
   if (/logo/.test(c.extra) || /logo/.test(c.anchor.toLowerCase())) score -= 4;
   const tokenised = hasToken(c.url);
@@ -369,7 +373,7 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
     if ('reject' in v && v.reject === 'safety') return;
     const host = hostOf(c.url);
     const rest = c.url.slice(c.url.indexOf(host) + host.length).toLowerCase();
-    if (c.anchor.trim() === '' || !hasToken(c.url) || URL_OTHER.test(withoutTracking(rest)) || SOCIAL_HOST.test(host)) return;
+    if (c.anchor.trim() === '' || !hasToken(c.url) || urlNamesOther(rest) || SOCIAL_HOST.test(host)) return;
     const hits = hitsOf(c);
     // Only other kinds of link before it refuse it: list words there ("you can change your email
     // preferences at any time") describe the list a double opt-in joins (bulk mail never gets here).
