@@ -32,7 +32,7 @@
 // mail (unsubscribe or preference links), the mail itself asks for it (subject, text outside the
 // links, or the URL): a "Confirm your seat" button in a newsletter is not a verification link.
 // When no link passes on words, structure decides: in a mail that asks for the act (or says its
-// link expires or works once), delivers no code and is no bulk mail, the one tokenised
+// link expires within hours or works once), delivers no code and is no bulk mail, the one tokenised
 // call-to-action (or the one button among them) that is neither a
 // footer, social, legal nor safety link is the verification link (languages the tables lack).
 import { ACTION, ALLOW, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
@@ -222,8 +222,12 @@ const namesObject = (hits: Hit[]): boolean =>
 /** What the body outside the links says: it asks for the act; it says its link expires. */
 export function bodySignals(text: string): Pick<MailSignals, 'bodyAsks' | 'expiring'> {
   const hits = linkKeywords.find(text);
-  return { bodyAsks: has(hits, ACTION), expiring: has(hits, EXPIRY) };
+  // A one-time link lasts minutes or hours, or works once; "the export link expires in 7 days" is
+  // a download's, not an access link's.
+  const expiring = hits.some((h) => h.kind === EXPIRY && !DAYS_AFTER.test(text.slice(h.end, h.end + 30)));
+  return { bodyAsks: has(hits, ACTION), expiring };
 }
+const DAYS_AFTER = /^\D{0,12}\d+\s*(?:days?|weeks?|months?|tage[n]?|wochen|jours?|semaines?|días?|dias|semanas?|giorni|settimane|dagen|weken|dni|tygodni|dagar|dage|dager|päivää|gün|дн|недел|日間|天|일)/i;
 
 interface CandidateHits {
   anchor: Hit[];
