@@ -61,6 +61,11 @@ const DONES = [
   'megerősítve', 'megerősítetted', 'επιβεβαιώθηκε', 'επαληθεύτηκε', 'ενεργοποιήθηκε', 'подтвержден', 'подтверждена',
   'подтверждено', 'подтверждены', 'подтверждён', 'активирован', 'активирована', 'активировано', 'підтверджено',
   'підтверджена', 'підтверджений', 'активовано',
+  // Scripts without spaces: the verb with a completion marker ("已验证", "验证成功", "確認が完了")
+  '已验证', '已驗證', '验证成功', '驗證成功', '验证完成', '驗證完成', '已确认', '已確認', '确认成功', '確認成功',
+  '已激活', '激活成功', '已启用', '已啟用', '確認が完了', '認証が完了', '登録が完了', '確認済み', '認証済み',
+  '確認されました', '認証されました', '인증이 완료', '인증되었습니다', '확인되었습니다',
+  '활성화되었습니다',
 ];
 
 const EXPIRIES = [
@@ -226,7 +231,8 @@ const OTHERS = [
   'two step verification', 'two factor authentication', 'two factor', '2 step verification',
   '2 factor authentication', 'multi factor authentication', 'zwei faktor authentifizierung',
   'bestätigung in zwei schritten', 'validation en deux étapes', 'verificación en dos pasos',
-  'verificação em duas etapas', 'read the article', 'read article', 'read the full article', 'read the story', 'read the full story', 'read now',
+  'verificação em duas etapas', 'go to console', '控制台', 'ダッシュボード', '대시보드', 'tableau de bord',
+  'panel de control', 'painel de controle', 'read the article', 'read article', 'read the full article', 'read the story', 'read the full story', 'read now',
   'read on', 'continue reading', 'keep reading', 'view article', 'watch now', 'watch the video', 'listen now',
   'follow', 'facebook', 'twitter', 'instagram', 'linkedin', 'youtube', 'tiktok', 'app store', 'google play',
   'download', 'deny', 'block', 'report', 'cancel', 'let us know', 'dashboard', 'track', 'tracking', 'order',
