@@ -453,6 +453,10 @@ function previousLine(text: string, ls: number): string {
 }
 
 const HAS_WORD = /[\p{L}\p{N}]/u;
+/** A reference line's marker before its URL: "[1] ", "[12]: ". */
+const REFERENCE = /^\s*\[(\d{1,3})\]:?\s*$/;
+/** How far back a footnote's marker is looked for (bounded: each reference line looks once). */
+const REFERENCE_REACH = 16_384;
 const HAS_LETTER = /\p{L}/u;
 /** Opening brackets and quotes that may stand between a label and its URL: "( URL )", "「URL」", "« URL »". */
 const OPENERS = /[\s(<\[:：«»„“"'「『【（-]+$/u;
@@ -477,6 +481,17 @@ export function textLinkCandidates(text: string, urls: UrlSpan[]): LinkCandidate
   for (const u of urls.slice(0, MAX_LINKS)) {
     const ls = lineStart(text, u.start);
     const same = text.slice(Math.max(ls, u.start - 200), u.start);
+    // A footnote ("[1] URL" in a references block, text parts made from HTML): its words are the
+    // sentence before its marker in the body ("Please confirm your subscription [1] so we …").
+    const ref = REFERENCE.exec(same);
+    const window = Math.max(0, ls - REFERENCE_REACH);
+    const found = ref ? text.slice(window, ls).lastIndexOf(`[${ref[1]}]`) : -1;
+    const marker = found === -1 ? -1 : window + found;
+    if (marker !== -1) {
+      const [lead, anchor] = lastSentence(text.slice(Math.max(0, marker - 200), marker).replace(/\n/g, ' '));
+      out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, marker - 300), marker), trail: trailAfter(text, marker + ref![0].trim().length), extra: '', button: false });
+      continue;
+    }
     // "Label ( URL )", "Label: URL", "[Label](URL)" or a label line above "[URL]" / "<URL>".
     const onLine = HAS_WORD.test(same);
     const labelLineStart = onLine ? ls : previousLineStart(text, ls);

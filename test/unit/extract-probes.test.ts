@@ -107,6 +107,7 @@ const cases: Case[] = [
   ['support link behind a ref parameter in a code mail', { subject: 'Your Acme sign-in code', html: '<p>Enter this code to finish signing in: <strong>551208</strong></p><p>Trouble with verification? <a href="https://links.acme.example/c/Ab12Cd34Ef56Gh78Ij90?ref=support">Get in touch</a></p>' }, '551208', null],
   ['chinese welcome after verification negative', { subject: '欢迎加入云栈', html: '<p>您的邮箱已验证成功，欢迎使用云栈。</p><a href="https://console.app.example/overview?s=Jq71Lm28Zx94Wk" style="background:#06c;padding:10px">前往控制台</a>' }, null, null],
   ['japanese verification finished negative', { subject: 'メールアドレスの確認が完了しました', html: '<p>メールアドレスの確認が完了しました。ご利用ありがとうございます。</p><a href="https://app.example/home?s=Pw83Kd17Zq52Lx" style="background:#06c;padding:10px">ダッシュボードへ</a>' }, null, null],
+  ['footnote references in a text part', { subject: 'Verify your email', text: 'Welcome to Brightdesk.\n\nVerify your email address [1] to finish setting up your workspace.\n\nTerms [2] · Privacy [3]\n\n[1] https://t.brightdesk.example/c/Qm81Lx27Wz63Kp45Rn\n[2] https://t.brightdesk.example/c/Tr52Jk84Zq19Mw37Hd\n[3] https://t.brightdesk.example/c/Hz38Pq71Lw26Xk94Vb' }, null, 'https://t.brightdesk.example/c/Qm81Lx27Wz63Kp45Rn'],
   ['german password-changed notice negative', { subject: 'Ihr Passwort wurde geändert', html: '<p>Ihr Passwort wurde soeben geändert.</p><p>Falls Sie das nicht waren, setzen Sie Ihr Passwort sofort zurück:</p><a href="https://konto.example/passwort/zuruecksetzen?t=Kd81Lq29Zx47">Passwort zurücksetzen</a>' }, null, null],
 ];
 
