@@ -3,16 +3,16 @@
 // stored), and the floors of the architecture's own paths, `uws-shard PORT,DIR` and
 // `smtp-shard PORT,DIR` (shard threads' sockets and stores under DIR). Prints "ready" once
 // listening; stops on SIGTERM.
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import { startGrpcEchoServer } from './grpc-echo.js';
 
 const [kind, where] = process.argv.slice(2);
 
 /** Two shard worker threads (floor-shard.mjs) and Mailcue's client of each. */
 async function startShards(dir: string, mode: 'echo' | 'store') {
-  const { Worker } = await import('node:worker_threads');
-  const { mkdirSync } = await import('node:fs');
   mkdirSync(dir, { recursive: true });
   // dist/, as the service runs it (and as the shard thread, which runs without tsx, must load it).
   const { ShardClient } = (await import('../../dist/rpc/shard-client.js' as string)) as typeof import('../../src/rpc/shard-client.js');

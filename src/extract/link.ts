@@ -206,6 +206,12 @@ function hostOf(url: string): string {
   return (m?.[1] ?? '').toLowerCase();
 }
 
+/** The host, and the rest (path, query, fragment) lowercased, as the URL-shape tests read them. */
+function urlParts(url: string): { host: string; rest: string } {
+  const host = hostOf(url);
+  return { host, rest: url.slice(url.indexOf(host) + host.length).toLowerCase() };
+}
+
 /** What the subject says. */
 export function subjectSignals(subject: string, namesCode: boolean): Pick<MailSignals, 'subjectAsks' | 'subjectSignIn' | 'subjectObject'> {
   const hits = linkKeywords.find(subject);
@@ -264,8 +270,7 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   // A link offered to someone who "didn't request this" is a safety exit, whatever it says.
   if (negated(anchorHits) || leadNegated(c.lead, leadHits) || negated(trailHits)) return { reject: 'safety' };
 
-  const host = hostOf(c.url);
-  const rest = c.url.slice(c.url.indexOf(host) + host.length).toLowerCase();
+  const { host, rest } = urlParts(c.url);
   const idp = IDP_ACTION.test(rest);
   const urlAsks = idp || URL_ACTION.test(rest);
   // "Sign in" asks for verification only in a mail about signing in: the subject, the code it
@@ -375,8 +380,7 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
   candidates.forEach((c, i) => {
     const v = verdicts[i]!;
     if ('reject' in v && v.reject === 'safety') return;
-    const host = hostOf(c.url);
-    const rest = c.url.slice(c.url.indexOf(host) + host.length).toLowerCase();
+    const { host, rest } = urlParts(c.url);
     if (c.anchor.trim() === '' || !hasToken(c.url) || urlNamesOther(rest) || SOCIAL_HOST.test(host)) return;
     const hits = hitsOf(c);
     // Only other kinds of link before it refuse it: list words there ("you can change your email

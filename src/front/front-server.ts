@@ -2,7 +2,6 @@
 // (MAILCUE_FRONT_THREADS, front-threads.ts), the SMTP ingress and the ops listener, all reaching
 // the shards only through the Cluster's gRPC streams.
 import type { Config, ShardAddress } from '../config/config.js';
-import { MailcueError } from '../errors/registry.js';
 import { startSmtpIngress, type SmtpIngress } from '../ingress/smtp-ingress.js';
 import { reportBoundPorts, withBoundHttpPort } from '../obs/bound-ports.js';
 import type { Logger } from '../obs/logger.js';
@@ -29,7 +28,7 @@ export interface Front {
   stop(): Promise<void>;
 }
 
-export const SHARD_READY_TIMEOUT_MS = 30_000;
+const SHARD_READY_TIMEOUT_MS = 30_000;
 
 export function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
   return new Promise((resolve, reject) => {
@@ -80,9 +79,7 @@ export async function startFront(configured: Config, shards: ShardSource, log: L
   const opsApp = uWS.App();
   const opsRouter = new Router(opsApp, { onError: (ex, err) => sendRestError(ex, err, log) });
   opsRoutes(opsRouter, deps, metrics, () => threads?.metrics() ?? Promise.resolve([]));
-  opsRouter.add('any', '/*', (ex) => {
-    throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
-  });
+  opsRouter.notFound();
 
   let opsSocket: us_listen_socket | null = null;
   try {

@@ -3,7 +3,6 @@
 // leases, and the account notices that keep both honest. A front runs one; with
 // MAILCUE_FRONT_THREADS each of its threads runs one (front-threads.ts).
 import type { Config } from '../config/config.js';
-import { MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { WorkPool } from '../pool/work-pool.js';
@@ -119,9 +118,7 @@ export function startHttpTier(app: TemplatedApp, o: HttpTierOptions): HttpTier {
   metadataRoutes(router, config, cors);
   flowRoutes(router, deps, cors, o.threads?.authorizeWindow);
   dashboardRoutes(router, () => ({ mcpUrl: config.mcpUrl, smtpPort: o.smtpPort(), domains: config.domains }));
-  router.add('any', '/*', (ex) => {
-    throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
-  });
+  router.notFound();
 
   return {
     deps,

@@ -2,6 +2,7 @@
 // goes to the router's one error mapper, and every answered request is observed for metrics.
 // A handler may also return before it answers (a parked long-poll) and answer through the
 // Exchange later: the answer, not the handler's return, is what gets observed.
+import { MailcueError } from '../../errors/registry.js';
 import { DEFAULT_BODY_MAX_BYTES, Exchange, type ExchangeHooks } from './exchange.js';
 import type { TemplatedApp } from './uws.js';
 
@@ -42,5 +43,12 @@ export class Router {
       void run(handler, ex);
     });
     return this;
+  }
+
+  /** The last route: anything no route above matched is `route_not_found`. */
+  notFound(): this {
+    return this.add('any', '/*', (ex) => {
+      throw new MailcueError('route_not_found', `No route for ${ex.method} ${ex.path}`);
+    });
   }
 }
