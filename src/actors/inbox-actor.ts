@@ -214,7 +214,7 @@ export class InboxActor {
           continue;
         }
         // Not `{ ...cmd.message, id, … }`: V8 defines each key after a spread through the runtime
-        // (README, Development; the lever table: 9.8-11.1 against 3.7-3.9 µs to build and pack it).
+        // (docs/development.md; bench/results/history/2026-11-levers.json: 9.8-11.1 against 3.7-3.9 µs to build and pack it).
         const message: MessageRecord = Object.assign({}, cmd.message, { id, inbox: address, date, read: false });
         store.inboxes.update({ ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
         store.messages.put(message);

@@ -26,7 +26,7 @@ export interface Authentication {
   aligned: boolean;
   from_domain: string | null;
   summary: AuthVerdict;
-  /** True while verification is still running after the SMTP answer (see README "Trusting mail"). */
+  /** True while verification is still running after the SMTP answer (see docs/security.md "Trusting mail"). */
   pending: boolean;
 }
 

@@ -5,7 +5,7 @@
 // shard-wide `structures` database (not under a key of its own: a key there would show up in range
 // scans, entry counts and the oplog's hooks), and a record names its structure by id: a shard's read
 // of the newest message took 12-20 µs before and 7-12 µs after, a delivery (`npm run bench:deliver`)
-// 351-377 µs and 312-344 µs, and the env is a fifth smaller (README, lever table).
+// 351-377 µs and 312-344 µs, and the env is a fifth smaller (bench/results/history/2026-11-levers.json).
 //
 // Records written before (key layout 2) still carry their own structures and read as they did.
 // Only the first 32 structures of a database are shared; rarer shapes carry their own, as before.

@@ -1,4 +1,4 @@
-// The client's one error type and its exit codes, documented in `mailcue --help` and the README:
+// The client's one error type and its exit codes, documented in `mailcue --help` and docs/cli.md:
 // scripts branch on the code, people read the one-line message and the hint.
 
 export const EXIT = {
