@@ -54,7 +54,7 @@ test.serial('dashboard - first use: where a key comes from, create an inbox, an 
   const { api_key } = await svc.createAccount('growth');
   const { page, foreign, errors, close } = await openPage(browser, svc.baseUrl);
   await page.goto(`${svc.baseUrl}/`);
-  t.regex(await page.textContent('#signin details') ?? '', /create-account/);
+  t.regex(await page.textContent('#key-source') ?? '', /create-account/);
   await page.fill('#api-key', 'mc_wrong');
   await page.click('#signin-form button[type=submit]');
   await page.waitForSelector('#signin-error:not(:empty)');

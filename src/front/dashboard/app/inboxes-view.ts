@@ -93,10 +93,12 @@ export class InboxesView {
   private renderInboxes(): void {
     const list = this.inboxes ?? [];
     if (!this.inboxPane.firstChild) this.inboxPane.append(h('h2', { id: 'inboxes-title' }, 'Inboxes'), this.inboxForm, this.inboxList);
-    const items = list.map((i) => h('li', {}, h('a', {
-      href: pathOf({ section: 'inboxes', inbox: i.address }), 'data-inbox': i.address, 'aria-current': i.address === this.openInbox ? 'true' : false,
+    const items = list.map((i) => h('li', { class: 'inbox-row' }, h('a', {
+      class: 'grow', href: pathOf({ section: 'inboxes', inbox: i.address }), 'data-inbox': i.address, 'aria-current': i.address === this.openInbox ? 'true' : false,
     }, h('div', { class: 'addr' }, i.unread_count ? h('strong', {}, i.address) : i.address),
-    h('div', { class: 'counts' }, `${i.message_count} messages · ${i.unread_count} unread`))));
+    h('div', { class: 'counts' }, `${i.message_count} messages · ${i.unread_count} unread`)),
+    // Deleting from the list asks first, as deleting the open inbox does.
+    h('button', { type: 'button', class: 'small danger', 'aria-label': `Delete inbox ${i.address}`, onclick: () => void this.deleteInbox(i.address) }, 'Delete')));
     this.inboxList.replaceChildren(list.length ? h('ul', { class: 'list', id: 'inbox-list' }, ...items)
       : h('div', { class: 'empty' }, h('p', {}, 'No inboxes yet. Create one above: leave the address empty for a random one.')));
   }
@@ -218,8 +220,12 @@ export class InboxesView {
     try {
       await api('DELETE', `/v1/inboxes/${enc(address)}`);
       announce(`Inbox ${address} deleted`);
-      this.inboxes = null;
-      go('/dashboard/inboxes');
+      if (address === this.openInbox) {
+        this.inboxes = null;
+        go('/dashboard/inboxes');
+      } else {
+        await this.loadInboxes();
+      }
     } catch (err) {
       showError(errorText(err));
     }

@@ -17,7 +17,27 @@ export interface FullMessage {
   attachments: { filename: string | null; content_type: string; size: number }[];
   otp: string | null;
   verification_link: string | null;
+  auth?: 'pass' | 'fail' | 'none' | 'temperror';
+  authentication?: {
+    spf: string;
+    dkim: { domain: string; selector: string; result: string }[];
+    dmarc: string;
+    dmarc_policy: string | null;
+    aligned: boolean;
+    from_domain: string | null;
+    pending: boolean;
+  };
+  safe_text?: string;
+  warnings?: string[];
 }
+
+/** What each verdict means for an agent, in the words of docs/security.md "Trusting mail". */
+const VERDICT: Record<NonNullable<FullMessage['auth']>, string> = {
+  pass: 'The sender is authenticated: its domain passed DMARC, or an aligned SPF or DKIM check.',
+  fail: 'The sender failed authentication: the From domain is likely forged. Waits with require_auth are not given this message.',
+  none: 'The sender could not be authenticated (no policy or signature to check). Waits with require_auth are not given this message.',
+  temperror: 'Sender authentication could not finish (a DNS failure or time-out). Waits with require_auth are not given this message.',
+};
 
 const TABS = ['html', 'text', 'headers', 'source', 'attachments'] as const;
 type Tab = (typeof TABS)[number];
@@ -64,8 +84,10 @@ function panelFor(m: FullMessage, tab: Tab, rerender: () => void): Node {
       return h('div', {}, offer, messageFrame(m.html, allowed, `HTML of “${m.subject || '(no subject)'}”`));
     }
     case 'text': {
-      const text = m.text ?? (m.html ? textFromHtml(m.html) : '');
-      return h('div', {}, m.text === null && m.html ? h('p', { class: 'muted' }, 'No text part: derived from the HTML.') : null, h('pre', { id: 'message-text' }, text || '(empty)'));
+      // An HTML-only mail (or one whose text part is blank) shows the words of its HTML.
+      const fromHtml = !m.text?.trim() && Boolean(m.html);
+      const text = fromHtml ? textFromHtml(m.html!) || (m.safe_text ?? '') : (m.text ?? '');
+      return h('div', {}, fromHtml ? h('p', { class: 'muted' }, 'No text part: the words of the HTML.') : null, h('pre', { id: 'message-text' }, text || '(empty)'));
     }
     case 'headers':
       return h('div', { class: 'table-wrap' }, h('table', {},
@@ -85,6 +107,23 @@ function panelFor(m: FullMessage, tab: Tab, rerender: () => void): Node {
           h('button', { type: 'button', class: 'small', 'aria-label': `Download ${name}`, onclick: () => void download(m, n, name) }, 'Download'));
       }));
   }
+}
+
+/** The sender-authentication verdict and the safe view's warnings: why an agent may be refused this message. */
+function trust(m: FullMessage): HTMLElement | null {
+  if (!m.auth && !m.warnings?.length) return null;
+  const a = m.authentication;
+  const checks = a
+    ? `SPF ${a.spf} · DKIM ${a.dkim.length ? a.dkim.map((d) => `${d.result} (${d.domain})`).join(', ') : 'none'} · DMARC ${a.dmarc}${a.dmarc_policy ? ` (p=${a.dmarc_policy})` : ''}${a.from_domain ? ` for ${a.from_domain}` : ''}${a.pending ? ' · still checking' : ''}`
+    : '';
+  return h('section', { class: 'trust', id: 'message-trust', 'aria-label': 'Sender authentication and warnings' },
+    m.auth ? h('p', { class: `verdict verdict-${m.auth}` },
+      h('strong', { id: 'auth-verdict' }, `Sender ${m.auth === 'pass' ? 'verified' : m.auth === 'fail' ? 'failed authentication' : m.auth === 'temperror' ? 'not checked (temporary error)' : 'not authenticated'}`),
+      ` (auth: ${m.auth}). `, VERDICT[m.auth]) : null,
+    checks ? h('p', { class: 'muted mono', id: 'auth-checks' }, checks) : null,
+    m.warnings?.length ? h('div', { class: 'warn', id: 'message-warnings' },
+      h('strong', {}, 'Warnings from the safe view'),
+      h('ul', {}, ...m.warnings.map((w) => h('li', {}, w)))) : null);
 }
 
 export function renderMessage(m: FullMessage, requested: string | null, onTab: (tab: string) => void): HTMLElement {
@@ -132,7 +171,7 @@ export function renderMessage(m: FullMessage, requested: string | null, onTab: (
       h('dt', {}, 'From'), h('dd', {}, m.from),
       h('dt', {}, 'To'), h('dd', {}, m.to.join(', ')),
       h('dt', {}, 'Date'), h('dd', {}, formatDate(m.date))),
-    cue, tablist, panel);
+    trust(m), cue, tablist, panel);
 }
 
 export function loadMessage(inbox: string, id: string): Promise<FullMessage> {
