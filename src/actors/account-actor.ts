@@ -4,7 +4,8 @@
 import { sessionCap, type Plan } from '../config/plans.js';
 import { fail } from '../errors/registry.js';
 import { hashesEqual, sha256Hex } from '../security/credentials.js';
-import type { AccountCommand, LeaseReturn, Meter, SessionTerms } from '../contract/commands.js';
+import type { LeaseReturn, Meter, SessionTerms } from '../contract/commands.js';
+import type { CommandOf, FamilyOf, Handlers } from '../contract/command-table.js';
 import type { ActorContext } from './context.js';
 import { toAccountView, type AccountRecord, type AccountView } from '../contract/model.js';
 import type { AccountNotice, Admission, AdmissionLease } from '../contract/results.js';
@@ -78,61 +79,55 @@ export class AccountActor {
     private readonly accessTokenValid: (accountId: string, hash: string, generation: number) => boolean,
   ) {}
 
-  handle(cmd: AccountCommand): unknown {
-    switch (cmd.type) {
-      case 'account.create':
-        return this.create(cmd);
-      case 'account.get':
-        return toAccountView(this.load(cmd.accountId));
-      case 'account.set_plan':
-        return this.update(cmd.accountId, (r) => ({ ...r, plan: cmd.plan }), 'plan');
-      case 'account.rotate_key':
-        // A new generation revokes every token, code and session of the old key at once (DESIGN §7).
-        this.sessions.delete(cmd.accountId);
-        return this.update(
-          cmd.accountId,
-          (r) => ({ ...r, key_hash: sha256Hex(cmd.key), key_sealed: this.ctx.sealer.seal(cmd.key), key_generation: generationOf(r) + 1 }),
-          'rotated',
-        );
-      case 'account.admit':
-        if (cmd.returned) this.takeBack(cmd.accountId, cmd.returned);
-        if (cmd.session) this.touchSession(cmd.accountId, cmd.session);
-        return this.admit(cmd.accountId, cmd.credentialHash, cmd.credential, cmd.meter, cmd.lease ?? 0);
-      case 'account.lease_return':
-        this.takeBack(cmd.accountId, cmd.returned);
-        return null;
-      case 'account.session_open':
-        return this.openSession(cmd.accountId, cmd.sessionId, cmd.idleMs, cmd.session);
-      case 'account.session_find':
-        return this.findSession(cmd.accountId, cmd.sessionId);
-      case 'account.session_close':
-        // Every front drops its copy: the session may have been served by several.
-        if (this.sessions.get(cmd.accountId)?.delete(cmd.sessionId)) {
-          this.tell({ account_id: cmd.accountId, kind: 'session_closed', generation: 0, session_id: cmd.sessionId });
-        }
-        return null;
-      case 'account.sessions':
-        return this.liveSessions(cmd.accountId).size;
-      case 'account.domain_reserve':
-        return this.reserveDomain(cmd.accountId, cmd.domain, cmd.max);
-      case 'account.domain_release':
-        return this.ctx.store.transaction(() => {
-          const held = this.ctx.store.accounts.holdsDomain(cmd.accountId, cmd.domain);
-          this.ctx.store.accounts.releaseDomain(cmd.accountId, cmd.domain);
-          return held;
-        });
-      case 'account.usage':
-        return this.usage(cmd.accountId);
-      case 'account.api_key':
-        return this.ctx.sealer.open(this.load(cmd.accountId).key_sealed);
-    }
-  }
+  /** The account actor's part of the dispatch table (src/contract/command-table.ts). */
+  readonly handlers: Handlers<FamilyOf<'account'>> = {
+    'account.create': (cmd) => this.create(cmd),
+    'account.get': (cmd) => toAccountView(this.load(cmd.accountId)),
+    'account.set_plan': (cmd) => this.update(cmd.accountId, (r) => ({ ...r, plan: cmd.plan }), 'plan'),
+    'account.rotate_key': (cmd) => {
+      // A new generation revokes every token, code and session of the old key at once (DESIGN §7).
+      this.sessions.delete(cmd.accountId);
+      return this.update(
+        cmd.accountId,
+        (r) => ({ ...r, key_hash: sha256Hex(cmd.key), key_sealed: this.ctx.sealer.seal(cmd.key), key_generation: generationOf(r) + 1 }),
+        'rotated',
+      );
+    },
+    'account.admit': (cmd) => {
+      if (cmd.returned) this.takeBack(cmd.accountId, cmd.returned);
+      if (cmd.session) this.touchSession(cmd.accountId, cmd.session);
+      return this.admit(cmd.accountId, cmd.credentialHash, cmd.credential, cmd.meter, cmd.lease ?? 0);
+    },
+    'account.lease_return': (cmd) => {
+      this.takeBack(cmd.accountId, cmd.returned);
+      return null;
+    },
+    'account.session_open': (cmd) => this.openSession(cmd.accountId, cmd.sessionId, cmd.idleMs, cmd.session),
+    'account.session_find': (cmd) => this.findSession(cmd.accountId, cmd.sessionId),
+    'account.session_close': (cmd) => {
+      // Every front drops its copy: the session may have been served by several.
+      if (this.sessions.get(cmd.accountId)?.delete(cmd.sessionId)) {
+        this.tell({ account_id: cmd.accountId, kind: 'session_closed', generation: 0, session_id: cmd.sessionId });
+      }
+      return null;
+    },
+    'account.sessions': (cmd) => this.liveSessions(cmd.accountId).size,
+    'account.domain_reserve': (cmd) => this.reserveDomain(cmd.accountId, cmd.domain, cmd.max),
+    'account.domain_release': (cmd) =>
+      this.ctx.store.transaction(() => {
+        const held = this.ctx.store.accounts.holdsDomain(cmd.accountId, cmd.domain);
+        this.ctx.store.accounts.releaseDomain(cmd.accountId, cmd.domain);
+        return held;
+      }),
+    'account.usage': (cmd) => this.usage(cmd.accountId),
+    'account.api_key': (cmd) => this.ctx.sealer.open(this.load(cmd.accountId).key_sealed),
+  };
 
   plan(record: AccountRecord): Plan {
     return this.ctx.config.plans[record.plan];
   }
 
-  private async create(cmd: Extract<AccountCommand, { type: 'account.create' }>): Promise<AccountView> {
+  private async create(cmd: CommandOf<'account.create'>): Promise<AccountView> {
     const record: AccountRecord = {
       id: cmd.id,
       name: cmd.name,

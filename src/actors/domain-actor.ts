@@ -2,7 +2,7 @@
 // may hold the same unverified domain, each with its own token; the first to verify owns it.
 import { fail } from '../errors/registry.js';
 import { randomHex } from '../util/ids.js';
-import type { DomainCommand } from '../contract/commands.js';
+import type { FamilyOf, Handlers } from '../contract/command-table.js';
 import type { ActorContext } from './context.js';
 import type { DomainRecord } from '../contract/model.js';
 
@@ -13,22 +13,15 @@ export class DomainActor {
     return this.ctx.store.domains;
   }
 
-  handle(cmd: DomainCommand): unknown {
-    switch (cmd.type) {
-      case 'domain.add':
-        return this.add(cmd.accountId, cmd.domain);
-      case 'domain.list':
-        return this.list(cmd.accountId);
-      case 'domain.get':
-        return this.ownUntaken(cmd.accountId, cmd.domain);
-      case 'domain.mark_verified':
-        return this.markVerified(cmd.accountId, cmd.domain);
-      case 'domain.delete':
-        return this.remove(cmd.accountId, cmd.domain);
-      case 'domain.verified_for':
-        return this.domains.get(cmd.domain, cmd.accountId)?.verified === true;
-    }
-  }
+  /** The domain actor's part of the dispatch table (src/contract/command-table.ts). */
+  readonly handlers: Handlers<FamilyOf<'domain'>> = {
+    'domain.add': (cmd) => this.add(cmd.accountId, cmd.domain),
+    'domain.list': (cmd) => this.list(cmd.accountId),
+    'domain.get': (cmd) => this.ownUntaken(cmd.accountId, cmd.domain),
+    'domain.mark_verified': (cmd) => this.markVerified(cmd.accountId, cmd.domain),
+    'domain.delete': (cmd) => this.remove(cmd.accountId, cmd.domain),
+    'domain.verified_for': (cmd) => this.domains.get(cmd.domain, cmd.accountId)?.verified === true,
+  };
 
   private own(accountId: string, domain: string): DomainRecord {
     const record = this.domains.get(domain, accountId);

@@ -4,12 +4,15 @@ import { fail, MailcueError } from '../errors/registry.js';
 import { answersAuthWait, type Authentication } from '../contract/authentication.js';
 import { messageIdCursor, newMessageId } from '../util/ids.js';
 import { latestMessageView } from '../mail/message-view.js';
-import type { InboxCommand, MessageCommand, MessageListQuery } from '../contract/commands.js';
+import type { MessageListQuery } from '../contract/commands.js';
+import { runHandler, type Answer, type CommandOf, type FamilyOf, type Handlers } from '../contract/command-table.js';
 import type { ActorContext } from './context.js';
 import { ANSWERED_LATER, type DeliverResult, type RequestScope, type WaitResult } from '../contract/results.js';
 import { promised, type Sink } from '../util/sink.js';
 import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from '../contract/model.js';
 import type { WaitOutcome, Waiter, WaiterRegistry } from './waiters.js';
+
+type InboxFamily = FamilyOf<'inbox'> | FamilyOf<'message'>;
 
 /** A parked long-poll answers this long before the request's own deadline on the front. */
 const WAIT_ANSWER_MARGIN_MS = 1_000;
@@ -26,57 +29,48 @@ export class InboxActor {
 
   constructor(private readonly ctx: ActorContext) {}
 
-  handle(cmd: InboxCommand | MessageCommand, scope: RequestScope): unknown {
-    switch (cmd.type) {
-      case 'inbox.create':
-        return this.create(cmd.accountId, cmd.address, cmd.domain, cmd.requireAuth ?? false);
-      case 'inbox.update':
-        return this.update(cmd.accountId, cmd.address, cmd.requireAuth);
-      case 'inbox.get':
-        return toInboxView(this.owned(cmd.accountId, cmd.address));
-      case 'inbox.delete':
-        return this.remove(cmd.accountId, cmd.address);
-      case 'inbox.list':
-        return this.list(cmd.accountId);
-      case 'inbox.delete_by_domain':
-        return this.removeDomain(cmd.accountId, cmd.domain);
-      case 'inbox.accepts':
-        return this.ownerOf(cmd.address);
-      case 'inbox.deliver':
-        return this.deliver(cmd);
-      case 'message.list':
-        return this.listMessages(cmd);
-      case 'message.list_view': {
-        const data = this.listMessages(cmd);
-        return JSON.stringify({ count: data.length, data });
-      }
-      case 'message.latest': {
-        this.owned(cmd.accountId, cmd.address);
-        const newest = this.newest(cmd.address);
-        if (!newest) return null;
-        // The headers stay behind: readers of the latest message want its content, not its route.
-        // So do the text and HTML parts unless asked for, when the safe view was stored beside them.
-        const { headers: _headers, ...latest } = newest;
-        if (cmd.includeRaw || latest.safe_text === undefined) return latest;
-        return { ...latest, text: null, html: null };
-      }
-      case 'message.latest_view': {
-        this.owned(cmd.accountId, cmd.address);
-        const newest = this.newest(cmd.address);
-        return newest ? JSON.stringify(latestMessageView(newest, cmd.includeRaw)) : null;
-      }
-      case 'message.get':
-        return this.getMessage(cmd.accountId, cmd.address, cmd.id, cmd.markRead);
-      case 'message.raw':
-        this.message(cmd.accountId, cmd.address, cmd.id);
-        return this.ctx.store.messages.raw(cmd.address, cmd.id) ?? fail('message_not_found', `No message ${cmd.id}`);
-      case 'message.delete':
-        return this.deleteMessage(cmd.accountId, cmd.address, cmd.id);
-      case 'message.wait':
-        return this.wait(cmd, scope);
-      case 'message.set_auth':
-        return this.setAuth(cmd.addresses, cmd.id, cmd.authentication);
-    }
+  /** The inbox actor's part of the dispatch table (src/contract/command-table.ts). */
+  readonly handlers: Handlers<InboxFamily> = {
+    'inbox.create': (cmd) => this.create(cmd.accountId, cmd.address, cmd.domain, cmd.requireAuth ?? false),
+    'inbox.update': (cmd) => this.update(cmd.accountId, cmd.address, cmd.requireAuth),
+    'inbox.get': (cmd) => toInboxView(this.owned(cmd.accountId, cmd.address)),
+    'inbox.delete': (cmd) => this.remove(cmd.accountId, cmd.address),
+    'inbox.list': (cmd) => this.list(cmd.accountId),
+    'inbox.delete_by_domain': (cmd) => this.removeDomain(cmd.accountId, cmd.domain),
+    'inbox.accepts': (cmd) => this.ownerOf(cmd.address),
+    'inbox.deliver': (cmd) => this.deliver(cmd),
+    'message.list': (cmd) => this.listMessages(cmd),
+    'message.list_view': (cmd) => {
+      const data = this.listMessages(cmd);
+      return JSON.stringify({ count: data.length, data });
+    },
+    'message.latest': (cmd) => {
+      this.owned(cmd.accountId, cmd.address);
+      const newest = this.newest(cmd.address);
+      if (!newest) return null;
+      // The headers stay behind: readers of the latest message want its content, not its route.
+      // So do the text and HTML parts unless asked for, when the safe view was stored beside them.
+      const { headers: _headers, ...latest } = newest;
+      if (cmd.includeRaw || latest.safe_text === undefined) return latest;
+      return { ...latest, text: null, html: null };
+    },
+    'message.latest_view': (cmd) => {
+      this.owned(cmd.accountId, cmd.address);
+      const newest = this.newest(cmd.address);
+      return newest ? JSON.stringify(latestMessageView(newest, cmd.includeRaw)) : null;
+    },
+    'message.get': (cmd) => this.getMessage(cmd.accountId, cmd.address, cmd.id, cmd.markRead),
+    'message.raw': (cmd) => {
+      this.message(cmd.accountId, cmd.address, cmd.id);
+      return this.ctx.store.messages.raw(cmd.address, cmd.id) ?? fail('message_not_found', `No message ${cmd.id}`);
+    },
+    'message.delete': (cmd) => this.deleteMessage(cmd.accountId, cmd.address, cmd.id),
+    'message.wait': (cmd, scope) => this.wait(cmd, scope),
+    'message.set_auth': (cmd) => this.setAuth(cmd.addresses, cmd.id, cmd.authentication),
+  };
+
+  handle<K extends InboxFamily>(cmd: CommandOf<K>, scope: RequestScope): Answer<K> {
+    return runHandler(this.handlers, cmd, scope);
   }
 
   /** The account an inbox belongs to, or null (other actors ask here rather than read inboxes). */
@@ -194,7 +188,7 @@ export class InboxActor {
    * or a lost answer, DESIGN.md §8) gets nothing: no copy, no webhook, no wake-up; it still counts
    * as accepted. Its index entry commits with the message, so two racing copies cannot both land.
    */
-  private async deliver(cmd: Extract<InboxCommand, { type: 'inbox.deliver' }>): Promise<DeliverResult> {
+  private async deliver(cmd: CommandOf<'inbox.deliver'>): Promise<DeliverResult> {
     const { store } = this.ctx;
     const now = this.ctx.now();
     const id = newMessageId(now);
@@ -297,7 +291,7 @@ export class InboxActor {
     return undefined;
   }
 
-  private wait(cmd: Extract<MessageCommand, { type: 'message.wait' }>, scope: RequestScope): WaitResult | Promise<WaitResult> | typeof ANSWERED_LATER {
+  private wait(cmd: CommandOf<'message.wait'>, scope: RequestScope): WaitResult | Promise<WaitResult> | typeof ANSWERED_LATER {
     const requireAuth = this.owned(cmd.accountId, cmd.address).require_auth ?? false;
     if (cmd.since !== null) {
       const found = this.firstAfter(cmd.address, cmd.since, cmd.match, requireAuth);

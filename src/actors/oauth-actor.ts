@@ -4,7 +4,7 @@
 // revokes everything issued before it) in one transaction, and purges what has expired.
 import { createHash } from 'node:crypto';
 import { fail } from '../errors/registry.js';
-import type { OAuthCommand } from '../contract/commands.js';
+import type { CommandOf, FamilyOf, Handlers } from '../contract/command-table.js';
 import type { ActorContext } from './context.js';
 import type { IssuedTokens } from '../contract/results.js';
 import type { TokenRecord } from '../storage/token-store.js';
@@ -35,22 +35,19 @@ export class OAuthActor {
       && (token.generation ?? 0) === generation;
   }
 
-  handle(cmd: OAuthCommand): unknown {
-    switch (cmd.type) {
-      case 'oauth.issue_code': {
-        const generation = this.generationOf(cmd.accountId);
-        if (generation < 0) fail('invalid_grant', 'No such client');
-        return this.tokens.put(cmd.codeHash, {
-          account_id: cmd.accountId, kind: 'auth_code', expires_at: this.ctx.now() + this.ctx.config.oauthCodeTtlMs, scope: 'mcp',
-          code_challenge: cmd.codeChallenge, redirect_uri: cmd.redirectUri, resource: cmd.resource, generation,
-        }).then(() => ({ expires_in: this.ctx.config.oauthCodeTtlMs / 1000 }));
-      }
-      case 'oauth.redeem_code':
-        return this.redeem(cmd);
-      case 'oauth.refresh':
-        return this.refresh(cmd);
-    }
-  }
+  /** The OAuth actor's part of the dispatch table (src/contract/command-table.ts). */
+  readonly handlers: Handlers<FamilyOf<'oauth'>> = {
+    'oauth.issue_code': (cmd) => {
+      const generation = this.generationOf(cmd.accountId);
+      if (generation < 0) fail('invalid_grant', 'No such client');
+      return this.tokens.put(cmd.codeHash, {
+        account_id: cmd.accountId, kind: 'auth_code', expires_at: this.ctx.now() + this.ctx.config.oauthCodeTtlMs, scope: 'mcp',
+        code_challenge: cmd.codeChallenge, redirect_uri: cmd.redirectUri, resource: cmd.resource, generation,
+      }).then(() => ({ expires_in: this.ctx.config.oauthCodeTtlMs / 1000 }));
+    },
+    'oauth.redeem_code': (cmd) => this.redeem(cmd),
+    'oauth.refresh': (cmd) => this.refresh(cmd),
+  };
 
   /**
    * Tokens of a grant that ends at `grantEnds`: the refresh token keeps that absolute end however
@@ -65,7 +62,7 @@ export class OAuthActor {
     return { scope: 'mcp', expires_in: Math.max(1, Math.floor((accessEnds - now) / 1000)) };
   }
 
-  private redeem(cmd: Extract<OAuthCommand, { type: 'oauth.redeem_code' }>): Promise<IssuedTokens> {
+  private redeem(cmd: CommandOf<'oauth.redeem_code'>): Promise<IssuedTokens> {
     return this.ctx.store.transaction(() => {
       const code = this.tokens.get(cmd.codeHash);
       // Single use: the code is gone whatever the outcome, so a replay never succeeds.
@@ -78,7 +75,7 @@ export class OAuthActor {
     });
   }
 
-  private refresh(cmd: Extract<OAuthCommand, { type: 'oauth.refresh' }>): Promise<IssuedTokens> {
+  private refresh(cmd: CommandOf<'oauth.refresh'>): Promise<IssuedTokens> {
     return this.ctx.store.transaction(() => {
       const token = this.tokens.get(cmd.refreshHash);
       if (!this.current(token, cmd.accountId, 'refresh_token')) fail('invalid_grant', 'The refresh token is invalid, expired or revoked');

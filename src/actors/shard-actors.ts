@@ -4,8 +4,9 @@ import type { Config } from '../config/config.js';
 import { Sealer } from '../security/sealer.js';
 import { openShardStore, type ShardStore } from '../storage/shard-store.js';
 import { AccountActor } from './account-actor.js';
-import { AccountFeed, type ChangeKind } from './account-feed.js';
+import { AccountFeed } from './account-feed.js';
 import type { Command } from '../contract/commands.js';
+import { feedKind, runHandler, type Answer, type CommandOf, type CommandType, type FamilyOf, type Handler, type Handlers } from '../contract/command-table.js';
 import type { ActorContext } from './context.js';
 import type { AccountNotice, Durability, RequestScope, ShardStats } from '../contract/results.js';
 import { DomainActor } from './domain-actor.js';
@@ -14,14 +15,8 @@ import { OAuthActor } from './oauth-actor.js';
 import { WebhookActor } from './webhook-actor.js';
 import { WaiterRegistry } from './waiters.js';
 
-/** Commands that change what an account's dashboard shows, besides the inbox actor's own. */
-const FEED_KINDS: Partial<Record<Command['type'], ChangeKind>> = {
-  'domain.add': 'domains',
-  'domain.mark_verified': 'domains',
-  'domain.delete': 'domains',
-  'webhook.register': 'webhooks',
-  'webhook.delete': 'webhooks',
-};
+/** Listings gathered from every shard: in cluster mode each answers only what it owns. */
+const LISTINGS: ReadonlySet<CommandType> = new Set(['inbox.list', 'domain.list', 'webhook.list']);
 
 export class ShardActors {
   readonly ctx: ActorContext;
@@ -32,6 +27,8 @@ export class ShardActors {
   readonly webhooks: WebhookActor;
   readonly feed = new AccountFeed();
   private readonly commands = new Map<string, number>();
+  /** Every command's handler (src/contract/command-table.ts): the compiler checks none is missing. */
+  private readonly handlers: Handlers<CommandType>;
   private readonly purger: NodeJS.Timeout;
 
   /** `now`: the shard's clock (rate windows, credit months, expiries); tests inject their own. */
@@ -53,6 +50,22 @@ export class ShardActors {
     this.inboxes.changed.push((accountId, address) => this.feed.note(accountId, { kind: 'inbox', inbox: address }));
     this.webhooks.attempted.push((accountId) => this.feed.note(accountId, { kind: 'webhooks' }));
     this.webhooks.start();
+    this.handlers = {
+      ...this.accounts.handlers,
+      ...this.inboxes.handlers,
+      ...this.domains.handlers,
+      ...this.oauth.handlers,
+      ...this.webhooks.handlers,
+      'shard.stats': () => this.stats(),
+      'feed.watch': (cmd, scope) => this.feed.watch(cmd.accountId, cmd.since, cmd.epoch, cmd.timeoutMs, scope.signal),
+      'slot.head': this.slot('slot.head'),
+      'slot.freeze': this.slot('slot.freeze'),
+      'slot.release': this.slot('slot.release'),
+      'slot.position': this.slot('slot.position'),
+      'slot.resync': this.slot('slot.resync'),
+      'slot.resync_empty': this.slot('slot.resync_empty'),
+      'slot.replicate': this.slot('slot.replicate'),
+    };
     this.purger = setInterval(() => void this.purge(), config.purgeIntervalMs);
     this.purger.unref();
   }
@@ -71,50 +84,35 @@ export class ShardActors {
   /** Cluster mode with REPLICATION_ACK=all: answers of writes wait for the followers. */
   durability: Durability | null = null;
   /** Cluster mode: the slot-move commands (src/shard/slot-endpoint.ts). */
-  slotCommands: ((command: Extract<Command, { type: `slot.${string}` }>) => unknown) | null = null;
+  slotCommands: Handlers<FamilyOf<'slot'>> | null = null;
   /** Cluster mode: keeps a broadcast's answer to what this shard owns (copies in flight are not listed twice). */
   broadcastFilter: ((command: Command, result: unknown) => unknown) | null = null;
 
-  dispatch(command: Command, scope: RequestScope): unknown {
-    this.commands.set(command.type, (this.commands.get(command.type) ?? 0) + 1);
-    const result = this.route(command, scope);
-    const kind = FEED_KINDS[command.type];
-    if (kind && 'accountId' in command) {
+  /** The names of every command with a handler (a unit test holds them against the command table). */
+  get handledTypes(): string[] {
+    return Object.keys(this.handlers);
+  }
+
+  dispatch<K extends CommandType>(command: CommandOf<K>, scope: RequestScope): Answer<K> {
+    const type: CommandType = command.type;
+    this.commands.set(type, (this.commands.get(type) ?? 0) + 1);
+    let result = runHandler(this.handlers, command, scope);
+    if (this.broadcastFilter && LISTINGS.has(type)) result = this.filtered(command, result) as Answer<K>;
+    const kind = feedKind(type);
+    // The inbox actor notes the inboxes it changed itself; account-wide kinds are noted here.
+    if (kind !== null && kind !== 'inbox' && 'accountId' in command) {
       const accountId = command.accountId;
       Promise.resolve(result).then(() => this.feed.note(accountId, { kind }), () => undefined);
     }
     return result;
   }
 
-  private route(command: Command, scope: RequestScope): unknown {
-    const [family] = command.type.split('.', 1);
-    switch (family) {
-      case 'account':
-        return this.accounts.handle(command as Extract<Command, { type: `account.${string}` }>);
-      case 'inbox':
-      case 'message':
-        if (this.broadcastFilter && command.type === 'inbox.list') return this.filtered(command, this.inboxes.handle(command, scope));
-        return this.inboxes.handle(command as Extract<Command, { type: `inbox.${string}` | `message.${string}` }>, scope);
-      case 'domain':
-        if (this.broadcastFilter && command.type === 'domain.list') return this.filtered(command, this.domains.handle(command));
-        return this.domains.handle(command as Extract<Command, { type: `domain.${string}` }>);
-      case 'oauth':
-        return this.oauth.handle(command as Extract<Command, { type: `oauth.${string}` }>);
-      case 'webhook':
-        if (this.broadcastFilter && command.type === 'webhook.list') return this.filtered(command, this.webhooks.handle(command));
-        return this.webhooks.handle(command as Extract<Command, { type: `webhook.${string}` }>);
-      case 'shard':
-        return this.stats();
-      case 'slot':
-        if (!this.slotCommands) throw new Error('slot commands need cluster mode');
-        return this.slotCommands(command as Extract<Command, { type: `slot.${string}` }>);
-      case 'feed': {
-        const { accountId, since, epoch, timeoutMs } = command as Extract<Command, { type: 'feed.watch' }>;
-        return this.feed.watch(accountId, since, epoch, timeoutMs, scope.signal);
-      }
-      default:
-        throw new Error(`unknown command ${command.type}`);
-    }
+  /** The handler of a slot command, given once cluster mode installed slotCommands; `_type` names K. */
+  private slot<K extends FamilyOf<'slot'>>(_type: K): Handler<K> {
+    return (command, scope) => {
+      if (!this.slotCommands) throw new Error('slot commands need cluster mode');
+      return runHandler(this.slotCommands, command, scope);
+    };
   }
 
   private filtered(command: Command, result: unknown): unknown {

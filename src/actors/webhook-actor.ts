@@ -8,7 +8,7 @@ import { slotOf } from '../cluster/slots.js';
 import { randomHex } from '../util/ids.js';
 import { HttpsSender, type AttemptResult } from '../webhooks/https-sender.js';
 import { newMessageBody, serviceSignature, signedHeaders } from '../webhooks/payload.js';
-import type { WebhookCommand } from '../contract/commands.js';
+import type { CommandOf, FamilyOf, Handlers } from '../contract/command-table.js';
 import type { ActorContext } from './context.js';
 import type { DeliveryLog, MessageRecord, WebhookRecord } from '../contract/model.js';
 
@@ -67,22 +67,16 @@ export class WebhookActor {
     return this.ctx.store.outbox;
   }
 
-  handle(cmd: WebhookCommand): unknown {
-    switch (cmd.type) {
-      case 'webhook.register':
-        return this.register(cmd);
-      case 'webhook.list':
-        return this.list(cmd.accountId, cmd.all);
-      case 'webhook.delete':
-        return this.remove(cmd.accountId, cmd.id);
-      case 'webhook.deliveries':
-        return this.deliveries(cmd.accountId, cmd.id);
-      case 'webhook.rekey':
-        return this.rekey(cmd.accountId, cmd.key);
-    }
-  }
+  /** The webhook actor's part of the dispatch table (src/contract/command-table.ts). */
+  readonly handlers: Handlers<FamilyOf<'webhook'>> = {
+    'webhook.register': (cmd) => this.register(cmd),
+    'webhook.list': (cmd) => this.list(cmd.accountId, cmd.all),
+    'webhook.delete': (cmd) => this.remove(cmd.accountId, cmd.id),
+    'webhook.deliveries': (cmd) => this.deliveries(cmd.accountId, cmd.id),
+    'webhook.rekey': (cmd) => this.rekey(cmd.accountId, cmd.key),
+  };
 
-  private register(cmd: Extract<WebhookCommand, { type: 'webhook.register' }>): Promise<{ created: boolean; webhook: WebhookRecord }> {
+  private register(cmd: CommandOf<'webhook.register'>): Promise<{ created: boolean; webhook: WebhookRecord }> {
     return this.ctx.store.transaction(() => {
       if (this.inboxOwner(cmd.inbox) !== cmd.accountId) fail('inbox_not_owned', `The inbox ${cmd.inbox} is not a registered inbox of your account`);
       void this.webhooks.putSealedKey(cmd.accountId, this.ctx.sealer.seal(cmd.key));

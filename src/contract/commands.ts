@@ -1,5 +1,6 @@
 // Every command an actor understands, as a discriminated union. The front tier packs one into an
-// envelope and routes it by `routeKey()`; the shard unpacks it and dispatches on `type`.
+// envelope and routes it by its row in command-table.ts (which also gives its result type); the
+// shard unpacks it and dispatches on `type`.
 import type { PlanName } from '../config/plans.js';
 import type { Authentication } from './authentication.js';
 import type { ParsedMessage } from './model.js';
@@ -172,58 +173,3 @@ export type FeedCommand = { type: 'feed.watch'; accountId: string; since: number
 
 export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand | FeedCommand | SlotCommand;
 export type CommandType = Command['type'];
-
-/** The key a command is routed by, or null for commands that go to every shard. */
-export function routeKey(command: Command): string | null {
-  switch (command.type) {
-    case 'account.create':
-      return command.id;
-    case 'account.get':
-    case 'account.set_plan':
-    case 'account.rotate_key':
-    case 'account.admit':
-    case 'account.lease_return':
-    case 'account.usage':
-    case 'account.api_key':
-    case 'account.session_open':
-    case 'account.session_find':
-    case 'account.session_close':
-    case 'account.sessions':
-    case 'account.domain_reserve':
-    case 'account.domain_release':
-    case 'oauth.issue_code':
-    case 'oauth.redeem_code':
-    case 'oauth.refresh':
-      return command.accountId;
-    case 'domain.add':
-    case 'domain.get':
-    case 'domain.mark_verified':
-    case 'domain.delete':
-    case 'domain.verified_for':
-      return command.domain;
-    case 'webhook.register':
-      return command.inbox;
-    case 'webhook.list':
-    case 'webhook.delete':
-    case 'webhook.deliveries':
-    case 'webhook.rekey':
-    case 'domain.list':
-    case 'inbox.list':
-    case 'inbox.delete_by_domain':
-    case 'shard.stats':
-    case 'slot.head':
-    case 'slot.freeze':
-    case 'slot.release':
-    case 'slot.position':
-    case 'slot.resync':
-    case 'slot.resync_empty':
-    case 'slot.replicate':
-    case 'feed.watch':
-      return null;
-    case 'inbox.deliver':
-    case 'message.set_auth':
-      return command.addresses[0]!;
-    default:
-      return command.address;
-  }
-}

@@ -4,6 +4,7 @@ import type { CancelSignal } from '../util/cancel.js';
 import type { Sink } from '../util/sink.js';
 import type { Command } from './commands.js';
 import type { AccountView, MessageSummary } from './model.js';
+import type { PlanName } from '../config/plans.js';
 
 export interface RateState {
   limit: number;
@@ -50,6 +51,33 @@ export interface DeliverResult {
 
 /** A wait answers with the summary: the front never receives (and trims) a whole message. */
 export type WaitResult = { timed_out: false; message: MessageSummary } | { timed_out: true; message: null };
+
+/** An account's plan limits and what it used of them (GET /v1/account's usage). */
+export interface AccountUsage {
+  plan: PlanName;
+  limits: {
+    tool_execution: boolean;
+    ops_per_minute: number;
+    concurrent_sessions: number;
+    open_sessions_cap: number;
+    requests_per_minute: number;
+    custom_domains: boolean;
+    webhooks: boolean;
+    monthly_credits: number;
+    price_usd_per_month: number | null;
+  };
+  ops_this_minute: number;
+  requests_this_minute: number;
+  credits_used: number;
+  credits_left: number;
+}
+
+/** Where a follower's copy of a slot stands (replication), with the snapshot bytes it received. */
+export interface SlotPosition {
+  epoch: number;
+  seq: number;
+  copied_bytes: number;
+}
 
 export interface IssuedTokens {
   scope: string;

@@ -62,7 +62,7 @@ export async function admitToken(deps: Deps, token: string | null, meter: Meter,
   const kind: 'api_key' | 'access_token' = credential.kind;
   // A busy credential still in the admitted cache spends this front's lease: no round trip.
   return deps.leases.admit(hash, meter, ownSession, () => deps.admitted.lookup(hash) !== undefined, async (extra) => {
-    const admission = await deps.cluster.call<Admission>({
+    const admission = await deps.cluster.call({
       type: 'account.admit', accountId, credentialHash: hash, credential: kind, meter,
       ...(ownSession ? { session: ownSession } : {}),
       ...extra,

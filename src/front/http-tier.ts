@@ -108,7 +108,7 @@ export function startHttpTier(app: TemplatedApp, o: HttpTierOptions): HttpTier {
   };
   healthRoutes(router, deps);
   adminRoutes(router, deps);
-  accountRoutes(router, deps, (accountId) => cluster.call<number>({ type: 'account.sessions', accountId }));
+  accountRoutes(router, deps, (accountId) => cluster.call({ type: 'account.sessions', accountId }));
   inboxRoutes(router, deps);
   domainRoutes(router, deps);
   webhookRoutes(router, deps);

@@ -173,7 +173,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
       }
       if (recent.has(parsed.address)) return callback();
       try {
-        const owner = await cluster.call<string | null>({ type: 'inbox.accepts', address: parsed.address });
+        const owner = await cluster.call({ type: 'inbox.accepts', address: parsed.address });
         if (!owner) {
           metrics.smtpRejected.inc({ reason: 'unknown_recipient' });
           return callback(smtpError('inbox_not_found', 'Recipient address rejected: no such inbox'));
@@ -212,7 +212,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         message.authentication = await auth.atAnswer();
         const recipients = [...new Set(session.envelope.rcptTo.map((r) => r.address.toLowerCase()))];
         const results = await Promise.all(
-          byShard(deps, recipients).map((addresses) => cluster.call<DeliverResult>({ type: 'inbox.deliver', addresses, message, raw, digest }, { timeoutMs: 30_000 })),
+          byShard(deps, recipients).map((addresses) => cluster.call({ type: 'inbox.deliver', addresses, message, raw, digest }, { timeoutMs: 30_000 })),
         );
         // An inbox deleted since RCPT is skipped; any other failure fails the whole message (451).
         // An inbox that already held the message (a retry) took it, as it did the first time.

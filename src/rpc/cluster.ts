@@ -1,7 +1,8 @@
 // The cluster as the front tier sees it: a Placement of shard clients. A command goes to the shard
 // that owns its route key, or to every shard when it has none (listings gathered across shards).
 // Each command travels as a RoutedCall, which follows a slot that changed owner or failed over.
-import { routeKey, type Command } from '../contract/commands.js';
+import type { Command } from '../contract/commands.js';
+import { routeKey, type BroadcastType, type CommandOf, type ResultOf, type RoutedType } from '../contract/command-table.js';
 import type { ShardAddress } from '../config/config.js';
 import { MailcueError } from '../errors/registry.js';
 import { StaticPlacement, type Placement } from './placement.js';
@@ -37,15 +38,16 @@ export class Cluster {
     return route.epoch ? `slot ${route.slot}` : route.client.shardId;
   }
 
-  call<T>(command: Command, options: CallOptions = {}): Promise<T> {
-    return promised<T>((sink) => this.submit(command, options, sink));
+  /** Sends a command to the shard that owns its key; its result type comes from the command table. */
+  call<K extends RoutedType>(command: CommandOf<K>, options: CallOptions = {}): Promise<ResultOf<K>> {
+    return promised<ResultOf<K>>((sink) => this.submit(command, options, sink));
   }
 
   /**
    * call() without a promise: the outcome goes to `sink`. A parked long-poll then holds only its
    * RoutedCall and its sink, not a chain of awaiting functions.
    */
-  submit(command: Command, options: CallOptions, sink: Sink): void {
+  submit(command: CommandOf<RoutedType>, options: CallOptions, sink: Sink): void {
     const key = routeKey(command);
     if (key === null) throw new Error(`${command.type} goes to every shard; use broadcast()`);
     const call = new RoutedCall(this.placement, key, command, options.timeoutMs, options.signal, sink);
@@ -53,8 +55,9 @@ export class Cluster {
     call.send();
   }
 
-  broadcast<T>(command: Command, options?: CallOptions): Promise<T[]> {
-    return Promise.all(this.placement.clients().map((c) => c.call<T>(command, options)));
+  /** Sends a command to every shard; answers each shard's result. */
+  broadcast<K extends BroadcastType>(command: CommandOf<K>, options?: CallOptions): Promise<ResultOf<K>[]> {
+    return Promise.all(this.placement.clients().map((c) => c.call(command, options)));
   }
 
   async waitForReady(timeoutMs: number): Promise<void> {

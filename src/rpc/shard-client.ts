@@ -3,6 +3,7 @@
 // requests live in one table. A stream that breaks is replaced: the reads that were on it are sent
 // again once on the new stream, the rest fail alone as `unavailable` (DESIGN §7).
 import type { Command } from '../contract/commands.js';
+import { PARKING, RESENDABLE, type CommandOf, type CommandType, type ResultOf } from '../contract/command-table.js';
 import { MailcueError, isErrorCode, type ErrorDetails } from '../errors/registry.js';
 import type { CancelSignal } from '../util/cancel.js';
 import { promised, type Sink } from '../util/sink.js';
@@ -23,7 +24,7 @@ interface Pending {
   sink: Sink;
   stream: Stream;
   deadline: number;
-  command: string;
+  command: CommandType;
   started: number;
   /**
    * A read, kept to send it again if its stream breaks; null otherwise. The command, not its
@@ -35,16 +36,6 @@ interface Pending {
   epoch: number;
 }
 
-/**
- * Commands that may run twice with the same effect: reads (marking a message read is one too) and
- * long-polls. Only these are sent again when their stream breaks.
- */
-const IDEMPOTENT = new Set<string>([
-  'inbox.get', 'inbox.list', 'inbox.accepts', 'message.list', 'message.list_view', 'message.get', 'message.latest', 'message.latest_view', 'message.raw', 'message.wait',
-  'account.get', 'account.usage', 'account.api_key', 'account.sessions', 'account.session_find', 'domain.list', 'domain.get', 'domain.verified_for',
-  'webhook.list', 'webhook.deliveries', 'shard.stats', 'shard.ping',
-]);
-
 interface Stream {
   call: grpc.ClientDuplexStream<EnvelopeBatch, ReplyBatch>;
   out: Coalescer<Envelope>;
@@ -55,8 +46,6 @@ export const DEFAULT_CALL_TIMEOUT_MS = 15_000;
 const EMPTY = new Uint8Array(0);
 /** How long the front waits for the next part of a result that has started arriving. */
 const PART_GRACE_MS = 10_000;
-/** Commands a shard may hold open: a graceful stop asks for their answers at once. */
-const PARKED_COMMANDS = new Set(['message.wait', 'feed.watch']);
 const STREAMS_PER_SHARD = 2;
 const SWEEP_INTERVAL_MS = 250;
 
@@ -161,10 +150,11 @@ export class ShardClient {
     }
   }
 
-  call<T>(command: Command, options: CallOptions = {}): Promise<T> {
+  /** Sends a command to this shard; its result type comes from the command table. */
+  call<K extends CommandType>(command: CommandOf<K>, options: CallOptions = {}): Promise<ResultOf<K>> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(new MailcueError('unavailable', 'Request cancelled'));
-    return promised<T>((sink) => {
+    return promised<ResultOf<K>>((sink) => {
       const id = this.submit(command, options, sink);
       if (signal) signal.addEventListener('abort', cancelOnAbort(this, id));
     });
@@ -180,7 +170,7 @@ export class ShardClient {
     const slot = options.slot ?? 0;
     const epoch = options.epoch ?? 0;
     this.send(stream, id, deadline, packed, slot, epoch);
-    const resend = IDEMPOTENT.has(type) ? command : null;
+    const resend = RESENDABLE.has(type) ? command : null;
     this.pending.set(id, { sink, stream, deadline, command: type, started: performance.now(), resend, slot, epoch });
     return id;
   }
@@ -235,7 +225,7 @@ export class ShardClient {
   cancelWaits(): number {
     let n = 0;
     for (const [id, p] of this.pending) {
-      if (!PARKED_COMMANDS.has(p.command)) continue;
+      if (!PARKING.has(p.command)) continue;
       this.cancel(id);
       n++;
     }
@@ -244,7 +234,7 @@ export class ShardClient {
 
   get waitsInFlight(): number {
     let n = 0;
-    for (const p of this.pending.values()) if (PARKED_COMMANDS.has(p.command)) n++;
+    for (const p of this.pending.values()) if (PARKING.has(p.command)) n++;
     return n;
   }
 

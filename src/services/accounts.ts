@@ -20,23 +20,23 @@ export function requireAccountId(value: unknown): string {
 export async function createAccount(cluster: Cluster, plan: PlanName, name: string | null): Promise<AccountView & { api_key: string }> {
   const id = newAccountId();
   const key = newCredential('api_key', id);
-  const view = await cluster.call<AccountView>({ type: 'account.create', id, name, plan, key, created_at: new Date().toISOString() });
+  const view = await cluster.call({ type: 'account.create', id, name, plan, key, created_at: new Date().toISOString() });
   // The key is shown here once; the shard keeps only its hash and a sealed copy.
   return { ...view, api_key: key };
 }
 
 export function setPlan(cluster: Cluster, accountId: string, plan: PlanName): Promise<AccountView> {
-  return cluster.call<AccountView>({ type: 'account.set_plan', accountId, plan });
+  return cluster.call({ type: 'account.set_plan', accountId, plan });
 }
 
 export async function rotateKey(cluster: Cluster, accountId: string): Promise<AccountView & { api_key: string }> {
   const key = newCredential('api_key', accountId);
-  const view = await cluster.call<AccountView>({ type: 'account.rotate_key', accountId, key });
+  const view = await cluster.call({ type: 'account.rotate_key', accountId, key });
   // Webhooks are signed with the API key (SEED.md), so their shards learn the new one.
   await cluster.broadcast({ type: 'webhook.rekey', accountId, key });
   return { ...view, api_key: key };
 }
 
 export function getAccount(cluster: Cluster, accountId: string): Promise<AccountView> {
-  return cluster.call<AccountView>({ type: 'account.get', accountId });
+  return cluster.call({ type: 'account.get', accountId });
 }

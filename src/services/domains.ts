@@ -63,7 +63,7 @@ export function existingDomainName(value: unknown): string {
 }
 
 export async function listDomains(deps: Deps, caller: Caller): Promise<CustomDomain[]> {
-  const perShard = await deps.cluster.broadcast<DomainRecord[]>({ type: 'domain.list', accountId: caller.accountId });
+  const perShard = await deps.cluster.broadcast({ type: 'domain.list', accountId: caller.accountId });
   return perShard.flat().sort((a, b) => a.added_at.localeCompare(b.added_at)).map((r) => view(deps, r));
 }
 
@@ -76,7 +76,7 @@ export async function addDomain(deps: Deps, caller: Caller, input: unknown): Pro
   const name = requireDomain(input);
   if (deps.config.domains.includes(name)) fail('domain_taken', `${name} is one of this service's own domains`);
   // The slot is taken on the account's shard, so concurrent adds cannot pass the limit together.
-  const { reserved } = await deps.cluster.call<{ reserved: boolean }>({
+  const { reserved } = await deps.cluster.call({
     type: 'account.domain_reserve', accountId: caller.accountId, domain: name, max: MAX_CUSTOM_DOMAINS,
   });
   let added: { created: boolean; record: DomainRecord };
@@ -93,7 +93,7 @@ export async function addDomain(deps: Deps, caller: Caller, input: unknown): Pro
 
 export async function verifyDomain(deps: Deps, caller: Caller, input: unknown): Promise<CustomDomain> {
   const name = existingDomainName(input);
-  const record = await deps.cluster.call<DomainRecord>({ type: 'domain.get', accountId: caller.accountId, domain: name });
+  const record = await deps.cluster.call({ type: 'domain.get', accountId: caller.accountId, domain: name });
   if (record.verified) return view(deps, record);
   const d = view(deps, record);
   const found = await lookupDomain(makeResolver(deps.config.dnsServers), name);
@@ -107,7 +107,7 @@ export async function verifyDomain(deps: Deps, caller: Caller, input: unknown): 
       dns_records_needed: dnsRecords(d, false),
     });
   }
-  return view(deps, await deps.cluster.call<DomainRecord>({ type: 'domain.mark_verified', accountId: caller.accountId, domain: name }));
+  return view(deps, await deps.cluster.call({ type: 'domain.mark_verified', accountId: caller.accountId, domain: name }));
 }
 
 export async function deleteDomain(deps: Deps, caller: Caller, input: unknown): Promise<{ domain: string; inboxes_removed: string[] }> {
@@ -115,14 +115,14 @@ export async function deleteDomain(deps: Deps, caller: Caller, input: unknown): 
   // The domain goes first, so no new inbox can be registered under it while its inboxes go.
   let found = true;
   try {
-    await deps.cluster.call<DomainRecord>({ type: 'domain.delete', accountId: caller.accountId, domain: name });
+    await deps.cluster.call({ type: 'domain.delete', accountId: caller.accountId, domain: name });
   } catch (err) {
     if (!(err instanceof MailcueError && err.code === 'domain_not_found')) throw err;
     found = false;
   }
   // The slot goes too, even when a crash left it without its domain record.
-  const held = await deps.cluster.call<boolean>({ type: 'account.domain_release', accountId: caller.accountId, domain: name });
+  const held = await deps.cluster.call({ type: 'account.domain_release', accountId: caller.accountId, domain: name });
   if (!found && !held) fail('domain_not_found', `The domain ${name} is not on your account`);
-  const removed = await deps.cluster.broadcast<string[]>({ type: 'inbox.delete_by_domain', accountId: caller.accountId, domain: name });
+  const removed = await deps.cluster.broadcast({ type: 'inbox.delete_by_domain', accountId: caller.accountId, domain: name });
   return { domain: name, inboxes_removed: removed.flat().sort() };
 }

@@ -15,7 +15,7 @@ export interface CreateInboxInput {
 /** Service-owned domains, or a custom domain verified by this account. */
 export async function domainAllowed(deps: Deps, caller: Caller, domain: string): Promise<boolean> {
   if (deps.config.domains.includes(domain)) return true;
-  return deps.cluster.call<boolean>({ type: 'domain.verified_for', domain, accountId: caller.accountId });
+  return deps.cluster.call({ type: 'domain.verified_for', domain, accountId: caller.accountId });
 }
 
 export async function createInbox(deps: Deps, caller: Caller, input: CreateInboxInput): Promise<InboxView> {
@@ -38,23 +38,23 @@ export async function createInbox(deps: Deps, caller: Caller, input: CreateInbox
   if (!(await domainAllowed(deps, caller, domain))) {
     fail('domain_not_verified', `The domain ${domain} is not one of this service's domains or a verified custom domain of your account`);
   }
-  return deps.cluster.call<InboxView>({ type: 'inbox.create', accountId: caller.accountId, address, domain, requireAuth });
+  return deps.cluster.call({ type: 'inbox.create', accountId: caller.accountId, address, domain, requireAuth });
 }
 
 /** The inbox's settable policy; today only require_auth. */
 export function updateInbox(deps: Deps, caller: Caller, address: string, input: { require_auth?: unknown }): Promise<InboxView> {
   if (input.require_auth === undefined) fail('invalid_parameter', 'Missing required parameter: require_auth', { param: 'require_auth' });
   const requireAuth = optionalBool(input.require_auth, 'require_auth');
-  return deps.cluster.call<InboxView>({ type: 'inbox.update', accountId: caller.accountId, address, requireAuth });
+  return deps.cluster.call({ type: 'inbox.update', accountId: caller.accountId, address, requireAuth });
 }
 
 export async function listInboxes(deps: Deps, caller: Caller): Promise<InboxView[]> {
-  const perShard = await deps.cluster.broadcast<InboxView[]>({ type: 'inbox.list', accountId: caller.accountId });
+  const perShard = await deps.cluster.broadcast({ type: 'inbox.list', accountId: caller.accountId });
   return perShard.flat().sort((a, b) => a.created_at.localeCompare(b.created_at) || a.address.localeCompare(b.address));
 }
 
 export function getInbox(deps: Deps, caller: Caller, address: string): Promise<InboxView> {
-  return deps.cluster.call<InboxView>({ type: 'inbox.get', accountId: caller.accountId, address });
+  return deps.cluster.call({ type: 'inbox.get', accountId: caller.accountId, address });
 }
 
 export function deleteInbox(deps: Deps, caller: Caller, address: string): Promise<{ address: string }> {

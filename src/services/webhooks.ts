@@ -41,12 +41,12 @@ export async function registerWebhook(deps: Deps, caller: Caller, input: { url?:
   const inbox = normalizeAddress(input.inbox)?.address;
   if (!inbox) fail('invalid_parameter', 'inbox must be an email address', { param: 'inbox' });
   const url = await requireUrl(deps, input.url);
-  const key = await deps.cluster.call<string>({ type: 'account.api_key', accountId: caller.accountId });
-  return deps.cluster.call<{ created: boolean; webhook: WebhookRecord }>({ type: 'webhook.register', accountId: caller.accountId, inbox, url, key });
+  const key = await deps.cluster.call({ type: 'account.api_key', accountId: caller.accountId });
+  return deps.cluster.call({ type: 'webhook.register', accountId: caller.accountId, inbox, url, key });
 }
 
 export async function listWebhooks(deps: Deps, caller: Caller, all: boolean): Promise<WebhookListing[]> {
-  const perShard = await deps.cluster.broadcast<WebhookRecord[]>({ type: 'webhook.list', accountId: caller.accountId, all });
+  const perShard = await deps.cluster.broadcast({ type: 'webhook.list', accountId: caller.accountId, all });
   return perShard
     .flat()
     .sort((a, b) => a.created_at.localeCompare(b.created_at))
@@ -62,14 +62,14 @@ function requireId(value: unknown): string {
 
 export async function deleteWebhook(deps: Deps, caller: Caller, idValue: unknown): Promise<string> {
   const id = requireId(idValue);
-  const deleted = await deps.cluster.broadcast<boolean>({ type: 'webhook.delete', accountId: caller.accountId, id });
+  const deleted = await deps.cluster.broadcast({ type: 'webhook.delete', accountId: caller.accountId, id });
   if (!deleted.some(Boolean)) fail('not_found', `Webhook ${id} not found`);
   return id;
 }
 
 export async function webhookDeliveries(deps: Deps, caller: Caller, idValue: unknown): Promise<DeliveryLog[]> {
   const id = requireId(idValue);
-  const found = (await deps.cluster.broadcast<DeliveryLog[] | null>({ type: 'webhook.deliveries', accountId: caller.accountId, id })).find((d) => d !== null);
+  const found = (await deps.cluster.broadcast({ type: 'webhook.deliveries', accountId: caller.accountId, id })).find((d) => d !== null);
   if (!found) fail('not_found', `Webhook ${id} not found`);
   return found;
 }

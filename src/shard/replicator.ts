@@ -179,7 +179,7 @@ class FollowerLink {
         continue;
       }
       try {
-        const { refused } = await this.client.call<{ refused: number[] }>({ type: 'slot.replicate', batches }, { timeoutMs: APPLY_TIMEOUT_MS });
+        const { refused } = await this.client.call({ type: 'slot.replicate', batches }, { timeoutMs: APPLY_TIMEOUT_MS });
         for (const b of batches) {
           const copy = this.copies.get(b.slot);
           if (!copy || copy.epoch !== b.epoch) continue;
@@ -261,7 +261,7 @@ class FollowerLink {
     if (batch.length === 0) return false;
     for (const b of batch) b.copy.state = 'syncing';
     try {
-      const { refused } = await this.client.call<{ refused: number[] }>({ type: 'slot.resync_empty', slots: batch.map(({ slot, epoch }) => ({ slot, epoch })) }, { timeoutMs: 30_000 });
+      const { refused } = await this.client.call({ type: 'slot.resync_empty', slots: batch.map(({ slot, epoch }) => ({ slot, epoch })) }, { timeoutMs: 30_000 });
       for (const { slot, copy } of batch) {
         if (this.copies.get(slot) !== copy) continue;
         if (refused.includes(slot)) {
@@ -286,8 +286,8 @@ class FollowerLink {
   private async sync(slot: number, copy: SlotCopy): Promise<void> {
     const { store } = this.r;
     copy.state = 'syncing';
-    const call = <T>(command: Parameters<ShardClient['call']>[0]) => this.client.call<T>(command, { timeoutMs: 30_000 });
-    const position = await call<{ epoch: number; seq: number } | null>({ type: 'slot.position', slot });
+    const timeout = { timeoutMs: 30_000 };
+    const position = await this.client.call({ type: 'slot.position', slot }, timeout);
     if (position && position.epoch === copy.epoch && position.seq >= 0 && store.oplog.covers(slot, position.seq)) {
       copy.acked = position.seq;
     } else {
@@ -298,7 +298,7 @@ class FollowerLink {
       let first = true;
       do {
         const page = readSlotPage(store, slot, cursor, BATCH_BYTES);
-        await call({ type: 'slot.resync', slot, epoch: copy.epoch, records: page.records, first, done: page.next === null ? seq : null });
+        await this.client.call({ type: 'slot.resync', slot, epoch: copy.epoch, records: page.records, first, done: page.next === null ? seq : null }, timeout);
         first = false;
         cursor = page.next;
       } while (cursor !== null);

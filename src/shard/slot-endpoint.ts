@@ -2,7 +2,8 @@
 // position, freezes the slot for the epoch switch and releases it (staying a follower when the map
 // keeps it one); a follower tells where its copy stands and applies snapshot pages and log entries
 // from the slot's primary, refusing any copy from a shard that is not the primary at the epoch.
-import type { Command, SlotCommand } from '../contract/commands.js';
+import type { Command } from '../contract/commands.js';
+import type { FamilyOf, Handlers } from '../contract/command-table.js';
 import type { ShardActors } from '../actors/shard-actors.js';
 import type { SlotGuard } from '../cluster/slot-guard.js';
 import type { SlotView } from '../cluster/slot-view.js';
@@ -19,73 +20,71 @@ export function slotEndpoint(actors: ShardActors, guard: SlotGuard, view: SlotVi
   const inSlot = (slot: number) => (key: string) => slotOf(key) === slot;
   /** Snapshot bytes received per slot since its copy began (move figures). */
   const copiedBytes = new Map<number, number>();
-  return async (cmd: SlotCommand): Promise<unknown> => {
-    switch (cmd.type) {
-      case 'slot.head':
-        return { seq: store.oplog.seq(cmd.slot) };
-      case 'slot.freeze': {
-        guard.freeze(cmd.slot);
-        // Credits counted in memory go to the store (and so the oplog) now.
-        actors.accounts.flush();
-        // lmdb-js commits transactions in order: once this empty one is done, every write of the slot admitted before the freeze is too.
-        await store.transaction(() => undefined);
-        return { seq: store.oplog.seq(cmd.slot), epoch: view.entry(cmd.slot).epoch };
+  const handlers: Handlers<FamilyOf<'slot'>> = {
+    'slot.head': (cmd) => ({ seq: store.oplog.seq(cmd.slot) }),
+    'slot.freeze': async (cmd) => {
+      guard.freeze(cmd.slot);
+      // Credits counted in memory go to the store (and so the oplog) now.
+      actors.accounts.flush();
+      // lmdb-js commits transactions in order: once this empty one is done, every write of the slot admitted before the freeze is too.
+      await store.transaction(() => undefined);
+      return { seq: store.oplog.seq(cmd.slot), epoch: view.entry(cmd.slot).epoch };
+    },
+    'slot.release': async (cmd) => {
+      if (cmd.switched) await view.epochAfter(cmd.slot, cmd.epoch, SWITCH_VISIBLE_MS);
+      guard.release(cmd.slot);
+      const entry = view.entry(cmd.slot);
+      if (cmd.switched && cmd.keep && entry.followers.includes(guard.self)) {
+        // It stays as a follower: its copy is the new primary's up to here, so only the tail follows.
+        await store.transaction(() => store.oplog.setPosition(cmd.slot, { epoch: entry.epoch, seq: store.oplog.seq(cmd.slot) }));
+        actors.accounts.evictWhere(inSlot(cmd.slot));
+      } else if (cmd.switched) {
+        // Its records go with the replicator's next look at the map (src/shard/replicator.ts).
+        actors.accounts.evictWhere(inSlot(cmd.slot));
       }
-      case 'slot.release': {
-        if (cmd.switched) await view.epochAfter(cmd.slot, cmd.epoch, SWITCH_VISIBLE_MS);
-        guard.release(cmd.slot);
-        const entry = view.entry(cmd.slot);
-        if (cmd.switched && cmd.keep && entry.followers.includes(guard.self)) {
-          // It stays as a follower: its copy is the new primary's up to here, so only the tail follows.
-          await store.transaction(() => store.oplog.setPosition(cmd.slot, { epoch: entry.epoch, seq: store.oplog.seq(cmd.slot) }));
-          actors.accounts.evictWhere(inSlot(cmd.slot));
-        } else if (cmd.switched) {
-          // Its records go with the replicator's next look at the map (src/shard/replicator.ts).
-          actors.accounts.evictWhere(inSlot(cmd.slot));
+      return null;
+    },
+    'slot.position': (cmd) => {
+      const position = store.oplog.position(cmd.slot);
+      return position ? { ...position, copied_bytes: copiedBytes.get(cmd.slot) ?? 0 } : null;
+    },
+    'slot.resync': async (cmd) => {
+      if (!mayCopy(cmd.slot, cmd.epoch)) throw staleCopy(cmd.slot);
+      if (!cmd.first && store.oplog.position(cmd.slot)?.epoch !== cmd.epoch) throw staleCopy(cmd.slot);
+      if (cmd.first) copiedBytes.set(cmd.slot, 0);
+      copiedBytes.set(cmd.slot, (copiedBytes.get(cmd.slot) ?? 0) + approxBytes(cmd.records));
+      await applySnapshotPage(store, cmd.slot, cmd.epoch, cmd.records as SlotRecord[], cmd.first, cmd.done);
+      return null;
+    },
+    'slot.resync_empty': async (cmd) => {
+      const refused: number[] = [];
+      const copies: Promise<void>[] = [];
+      for (const { slot, epoch } of cmd.slots) {
+        if (!mayCopy(slot, epoch)) refused.push(slot);
+        // Issued together, the transactions commit together.
+        else copies.push(applySnapshotPage(store, slot, epoch, [], true, 0));
+      }
+      await Promise.all(copies);
+      return { refused };
+    },
+    'slot.replicate': async (cmd) => {
+      const refused: number[] = [];
+      const applied: Promise<void>[] = [];
+      for (const { slot, epoch, entries } of cmd.batches) {
+        const position = store.oplog.position(slot);
+        const list = (entries as ReplicatedEntry[]).filter((e) => position && e.seq > position.seq);
+        // Only the next entries of the copy this primary made, at its epoch, are applied.
+        if (!mayCopy(slot, epoch) || !position || position.epoch !== epoch || position.seq < 0 || (list.length > 0 && list[0]!.seq !== position.seq + 1)) {
+          refused.push(slot);
+          continue;
         }
-        return null;
+        if (list.length > 0) applied.push(applyReplicated(store, slot, epoch, list));
       }
-      case 'slot.position': {
-        const position = store.oplog.position(cmd.slot);
-        return position ? { ...position, copied_bytes: copiedBytes.get(cmd.slot) ?? 0 } : null;
-      }
-      case 'slot.resync': {
-        if (!mayCopy(cmd.slot, cmd.epoch)) throw staleCopy(cmd.slot);
-        if (!cmd.first && store.oplog.position(cmd.slot)?.epoch !== cmd.epoch) throw staleCopy(cmd.slot);
-        if (cmd.first) copiedBytes.set(cmd.slot, 0);
-        copiedBytes.set(cmd.slot, (copiedBytes.get(cmd.slot) ?? 0) + approxBytes(cmd.records));
-        await applySnapshotPage(store, cmd.slot, cmd.epoch, cmd.records as SlotRecord[], cmd.first, cmd.done);
-        return null;
-      }
-      case 'slot.resync_empty': {
-        const refused: number[] = [];
-        const copies: Promise<void>[] = [];
-        for (const { slot, epoch } of cmd.slots) {
-          if (!mayCopy(slot, epoch)) refused.push(slot);
-          // Issued together, the transactions commit together.
-          else copies.push(applySnapshotPage(store, slot, epoch, [], true, 0));
-        }
-        await Promise.all(copies);
-        return { refused };
-      }
-      case 'slot.replicate': {
-        const refused: number[] = [];
-        const applied: Promise<void>[] = [];
-        for (const { slot, epoch, entries } of cmd.batches) {
-          const position = store.oplog.position(slot);
-          const list = (entries as ReplicatedEntry[]).filter((e) => position && e.seq > position.seq);
-          // Only the next entries of the copy this primary made, at its epoch, are applied.
-          if (!mayCopy(slot, epoch) || !position || position.epoch !== epoch || position.seq < 0 || (list.length > 0 && list[0]!.seq !== position.seq + 1)) {
-            refused.push(slot);
-            continue;
-          }
-          if (list.length > 0) applied.push(applyReplicated(store, slot, epoch, list));
-        }
-        await Promise.all(applied);
-        return { refused };
-      }
-    }
+      await Promise.all(applied);
+      return { refused };
+    },
   };
+  return handlers;
 
   /**
    * A copy is taken only by a follower the map names, from the slot's primary at the current epoch

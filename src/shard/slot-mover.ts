@@ -54,7 +54,7 @@ export class GrpcSlotMover implements MoveRunner {
   }
 
   private position(member: string, slot: number, timeoutMs = CALL_TIMEOUT_MS): Promise<Position | null> {
-    return this.client(member).call<Position | null>({ type: 'slot.position', slot }, { timeoutMs });
+    return this.client(member).call({ type: 'slot.position', slot }, { timeoutMs });
   }
 
   async positions(member: string, slots: number[]): Promise<Map<number, number>> {
@@ -80,7 +80,7 @@ export class GrpcSlotMover implements MoveRunner {
       const epoch = this.view.entry(slot).epoch;
       const [theirs, ours] = await Promise.all([
         this.position(move.to, slot),
-        from.call<{ seq: number }>({ type: 'slot.head', slot }, { timeoutMs: CALL_TIMEOUT_MS }),
+        from.call({ type: 'slot.head', slot }, { timeoutMs: CALL_TIMEOUT_MS }),
       ]);
       copied = theirs?.copied_bytes ?? copied;
       if (theirs && theirs.epoch === epoch && theirs.seq >= 0 && ours.seq - theirs.seq <= FREEZE_LAG) break;
@@ -90,7 +90,7 @@ export class GrpcSlotMover implements MoveRunner {
     }
     progress(0.9);
     const pauseStart = performance.now();
-    const frozen = await from.call<{ seq: number; epoch: number }>({ type: 'slot.freeze', slot }, { timeoutMs: CALL_TIMEOUT_MS });
+    const frozen = await from.call({ type: 'slot.freeze', slot }, { timeoutMs: CALL_TIMEOUT_MS });
     let switched = false;
     try {
       const until = Date.now() + FINAL_APPLY_MS;

@@ -37,7 +37,7 @@ export function opsRoutes(router: Router, deps: Deps, metrics: Metrics, otherThr
     .add('get', '/livez', live)
     .add('get', '/readyz', readiness(deps))
     .add('get', '/metrics', async (ex) => {
-      const stats = await deps.cluster.broadcast<ShardStats>({ type: 'shard.stats' }, { timeoutMs: 2000 }).catch(() => []);
+      const stats = await deps.cluster.broadcast({ type: 'shard.stats' }, { timeoutMs: 2000 }).catch(() => []);
       metrics.parkedWaiters.set(stats.reduce((n, s) => n + s.parked_waiters, 0));
       metrics.oauthRecords.set(stats.reduce((n, s) => n + s.oauth_records, 0));
       metrics.openSessions.set(stats.reduce((n, s) => n + s.open_sessions, 0));

@@ -99,7 +99,7 @@ export class SessionStore {
     if (held || !id || !token) return held;
     const credential = parseCredential(token);
     if (!credential || (credential.kind !== 'api_key' && credential.kind !== 'access_token')) return undefined;
-    const terms = await this.deps.cluster.call<SessionTerms | null>({ type: 'account.session_find', accountId: credential.accountId, sessionId: id });
+    const terms = await this.deps.cluster.call({ type: 'account.session_find', accountId: credential.accountId, sessionId: id });
     if (!terms) return undefined;
     let sibling: number | null = null;
     if (terms.transport === 'sse') {

@@ -144,7 +144,7 @@ async function token(deps: Deps, ex: Exchange): Promise<void> {
       if (resource !== null && !knownResources(deps.config).has(resource)) return oauthError(ex, 400, 'invalid_target', 'unknown resource');
       const a = access(clientAccount);
       const r = refresh(clientAccount);
-      const issued = await deps.cluster.call<IssuedTokens>({
+      const issued = await deps.cluster.call({
         type: 'oauth.redeem_code', accountId: clientAccount, codeHash: code.hash, codeVerifier: verifier, redirectUri: form.get('redirect_uri'),
         accessHash: parseCredential(a)!.hash, refreshHash: parseCredential(r)!.hash,
       });
@@ -157,7 +157,7 @@ async function token(deps: Deps, ex: Exchange): Promise<void> {
       if (clientId && (await validClient(deps, clientId)) !== old.accountId) return oauthError(ex, 401, 'invalid_client', 'client_id must be the API key the token was issued to');
       const a = access(old.accountId);
       const r = refresh(old.accountId);
-      const issued = await deps.cluster.call<IssuedTokens>({
+      const issued = await deps.cluster.call({
         type: 'oauth.refresh', accountId: old.accountId, refreshHash: old.hash, accessHash: parseCredential(a)!.hash, newRefreshHash: parseCredential(r)!.hash,
       });
       return answer(a, r, issued);

@@ -9,7 +9,7 @@ export function accountRoutes(router: Router, deps: Deps, sessionsOpen: (account
     const admission = await admitRest(deps, ex);
     // What this front holds in advance goes back first, so usage counts what was spent.
     await returnLeases(deps, deps.leases.takeAccount(admission.account.id));
-    const usage = await deps.cluster.call<Record<string, unknown>>({ type: 'account.usage', accountId: admission.account.id });
+    const usage = await deps.cluster.call({ type: 'account.usage', accountId: admission.account.id });
     ok(ex, 200, { data: { id: admission.account.id, ...usage, sessions_open: await sessionsOpen(admission.account.id) } });
   });
 }

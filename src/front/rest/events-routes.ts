@@ -33,7 +33,7 @@ async function follow(ex: Exchange, shard: ShardClient, accountId: string, first
     const left = until - Date.now();
     if (left <= 0) return;
     const timeoutMs = Math.min(WATCH_MS, left);
-    cursor = await shard.call<ChangesAnswer>(
+    cursor = await shard.call(
       { type: 'feed.watch', accountId, since: cursor.seq, epoch: cursor.epoch, timeoutMs },
       { signal, timeoutMs: timeoutMs + WATCH_MARGIN_MS },
     );
@@ -51,7 +51,7 @@ export function eventsRoutes(router: Router, deps: Deps): void {
     const stop = new Cancellation();
     ex.signal.addEventListener('abort', () => stop.abort());
     // The cursors come first, so a client that reloads what it shows on `ready` misses nothing.
-    const cursors = await Promise.all(shards.map((s) => s.call<ChangesAnswer>({ type: 'feed.watch', accountId, since: null, epoch: null, timeoutMs: 0 })));
+    const cursors = await Promise.all(shards.map((s) => s.call({ type: 'feed.watch', accountId, since: null, epoch: null, timeoutMs: 0 })));
     ex.startStream(200, SSE_HEADERS);
     ex.write(`retry: ${RETRY_MS}\n${event('ready', {})}`);
     const until = Date.now() + EVENTS_STREAM_MAX_MS;
