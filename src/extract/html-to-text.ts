@@ -2,7 +2,7 @@
 // visually emphasised (bold, big, letter-spaced, monospace), and every link with its anchor text.
 // A hand-written single-pass scanner: no DOM, no backtracking regex, bounded stack and budget.
 import { decodeEntities } from './entities.js';
-import { PART_CAP } from './text-prep.js';
+import { INVISIBLE, PART_CAP } from './text-prep.js';
 
 export interface HtmlLink {
   /** href after character-reference decoding, trimmed of surrounding white space. */
@@ -45,7 +45,6 @@ const LONG_VALUE = 8192;
 const RAW_FACTOR = 8;
 
 const TAG_START = /<[A-Za-z/!?]/g;
-const INVISIBLE = /[\u00AD\u034F\u180E\u200B-\u200D\u2060-\u2064\uFEFF]/g;
 const SPACES = /[\s\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]+/;
 
 const CLOSE_TAG = new Map<string, RegExp>();

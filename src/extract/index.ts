@@ -2,7 +2,8 @@
 // decoded message (subject, text/plain, text/html). Pure and synchronous; no runtime dependencies.
 import { htmlToText } from './html-to-text.js';
 import { CODE_WORD, MEETING, otpKeywords } from './keywords.js';
-import { bodySignals, isBulk, isWebUrl, leadBefore, type LinkCandidate, type MailSignals, MAX_LINKS, pickLink, refusedByWords, subjectSignals, textLinkCandidates, trailAfter } from './link.js';
+import { bodySignals, isBulk, type LinkCandidate, type MailSignals, MAX_LINKS, pickLink, refusedByWords, subjectSignals } from './link.js';
+import { isWebUrl, leadBefore, textLinkCandidates, trailAfter } from './link-candidates.js';
 import { type OtpPart, pickOtp } from './otp.js';
 import { cleanText, findUrls, foldDigits, maskUrlsAndEmails, SUBJECT_CAP, type UrlSpan } from './text-prep.js';
 

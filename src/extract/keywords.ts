@@ -282,6 +282,8 @@ const CODE_WORDS = [
   'kod', 'kodu', 'kodem', 'kodunuz', 'kodun', 'kód*', '*kod', '*koden', 'koden', '*kode', '*koden', '*koodi',
   '*koodisi', 'cod', 'codul', 'κωδικός', 'κωδικό', 'κωδικού', 'קוד', 'הקוד', 'رمز', 'الرمز', 'كود', 'कोड',
   'ओटीपी', 'รหัส', 'mã', 'kode', 'kodenya', 'รหัส otp',
+  // Persian and Urdu ("رمز پویا", the dynamic password of Iranian card payments; Urdu "کوڈ")
+  'رمز پویا', 'رمز یکبار مصرف', 'کد تأیید', 'کد تایید', 'کد', 'کوڈ', 'تصدیقی کوڈ', 'او ٹی پی',
   // Korean
   '인증번호', '인증 번호', '인증코드', '인증 코드', '확인코드', '확인 코드', '보안코드', '보안 코드', '코드',
   '일회용 비밀번호',
@@ -357,6 +359,9 @@ const NUMBER_LABELS = [
   'mã khách hàng', 'mã bưu chính', 'mã bưu điện', 'mã đơn hàng', 'đơn hàng', 'id pelanggan', 'nomor pesanan',
   'npwp', 'kode pos', 'pesanan', 'rendelésszám', 'ügyfélszám', 'adószám', 'irányítószám', 'număr comandă',
   'cod poștal', 'comanda', 'номер замовлення', 'numero ordine', 'partita iva',
+  // Persian and Urdu: a card or account "ending in", tracking and transaction numbers, helplines
+  'منتهی به', 'شماره پیگیری', 'شماره کارت', 'شماره حساب', 'شماره شبا', 'پشتیبانی', 'کارت',
+  'آخر میں', 'کے آخر میں', 'ٹرانزیکشن آئی ڈی', 'ہیلپ لائن', 'اکاؤنٹ نمبر', 'رابطہ نمبر', 'انتهاء', 'المنتهية',
   // Korean
   '주문번호', '주문', '우편번호', '전화', '고객센터', '계좌', '카드', '쿠폰', '쿠폰 코드',
   '상품 코드', '상품코드', '예약 코드', '예약코드', '할인 코드', '할인코드', '고객 코드', '고객코드',

@@ -131,6 +131,26 @@ const ACTIONS = [
   'approve', 'authorize', 'authorise', 'validate', 'subscribe me', 'yes subscribe',
   'change my password', 'recover your account', 'recover account', 'recover my account', 'recover your password', 'restore access', 'restore your access', 'regain access', 'it was me', 'this was me', 'that was me', 'yes it\'s me', 'it\'s me', 'that\'s me', 'c\'est moi', 'soy yo',
   'sou eu', 'это я', 'das war ich', 'ik was het',
+  // Accepting an invitation to an account, team or workspace, and setting up an account someone
+  // made for the reader, are activations (the corpus contract): the accept/join button asks for it.
+  'accept invitation', 'accept the invitation', 'accept your invitation', 'accept invite', 'accept the invite',
+  'accept your invite', 'join the team', 'join your team', 'join the workspace', 'join workspace',
+  'join your workspace', 'join the organization', 'join the organisation', 'join organization', 'join the project',
+  'set up your account', 'set up account', 'finish setting up', 'complete your account', 'complete account setup',
+  'einladung annehmen', 'einladung akzeptieren', 'team beitreten', 'arbeitsbereich beitreten', 'konto einrichten',
+  'uitnodiging accepteren', 'uitnodiging aannemen', 'accepteer de uitnodiging', 'accepteer uitnodiging',
+  'account instellen', 'accepter l\'invitation', 'accepter l invitation', 'accepter linvitation', 'rejoindre l\'équipe',
+  'rejoindre l\'espace', 'configurer votre compte', 'aceptar invitación', 'aceptar la invitación', 'unirte al equipo',
+  'unirse al equipo', 'aceitar convite', 'aceitar o convite', 'accetta invito', 'accetta l\'invito', 'accettare l\'invito',
+  'acceptă invitația', 'zaakceptuj zaproszenie', 'przyjmij zaproszenie', 'akceptuj zaproszenie', 'přijmout pozvánku',
+  'přijměte pozvánku', 'prijať pozvánku', 'acceptera inbjudan', 'godkänn inbjudan', 'accepter invitation*',
+  'godta invitasjon*', 'aksepter invitasjon*', 'hyväksy kutsu', 'fogadd el a meghívást', 'meghívás elfogadása',
+  'daveti kabul*', 'αποδοχή πρόσκλησης', 'αποδεχτείτε την πρόσκληση', 'принять приглашение', 'примите приглашение',
+  'прийняти запрошення', 'קבלת ההזמנה', 'לקבל את ההזמנה', 'قبول الدعوة', 'आमंत्रण स्वीकार', 'निमंत्रण स्वीकार',
+  'ยอมรับคำเชิญ', 'chấp nhận lời mời', 'terima undangan', '招待を承諾', '招待を受け入れる', '招待を受ける',
+  '接受邀请', '接受邀請', '초대 수락', '초대를 수락',
+  // Magic links named as such
+  'lien magique', 'enlace mágico', 'link mágico', 'link magico', 'magischer link', 'magische link',
   // German
   'bestätigen', 'bestätige', 'bestätigung', 'bestaetigen', 'verifizieren', 'verifiziere', 'verifizierung',
   'aktivieren', 'aktiviere', 'aktivierung', 'zurücksetzen', 'neues passwort', 'passwort festlegen', 'anmeldelink',
@@ -190,7 +210,7 @@ const ACTIONS = [
 const SIGN_INS = [
   'sign in', 'signing in', 'log in', 'log on', 'logging in', 'login', 'sign me in', 'log me in',
   'anmelden', 'einloggen', 'anmeldung', 'melden sie sich', 'inloggen', 'aanmelden',
-  'se connecter', 'connectez vous', 'connexion', 'iniciar sesión', 'inicia sesión', 'entrar', 'fazer login',
+  'se connecter', 'me connecter', 'connectez vous', 'connectez moi', 'connecte moi', 'connexion', 'iniciar sesión', 'inicia sesión', 'entrar', 'fazer login',
   'iniciar sessão', 'accedi', 'accesso', 'conectare', 'autentifica*',
   'zalog*', 'logowani*', 'přihlásit', 'přihlaste', 'přihlášení', 'prihlásiť', 'prihláste', 'bejelentkez*',
   'log ind', 'logg inn', 'logga in', 'kirjaudu*', 'giriş yap*', 'oturum aç*',
@@ -203,6 +223,11 @@ const SIGN_INS = [
 const CLICKS = [
   'click', 'tap', 'open this link', 'follow this link', 'use this link', 'visit', 'copy and paste',
   'press the button', 'press this button', 'press the link', 'press below', 'push the button',
+  // A button named in quotes ("press \"Approve\"", "select 'Allow'"): the press, not the newsroom.
+  'press "', 'press \'', 'press “', 'press «', 'select "', 'select “', 'hit "',
+  // "Or continue in your browser": the link as the other way to finish a sign-in.
+  'continue in your browser', 'continue in browser', 'continue in the browser', 'open in your browser',
+  'open in browser', 'finish in your browser', 'finish in the browser', 'complete it in your browser',
   'klicken', 'klicke', 'tippe', 'öffne', 'öffnen sie', 'klik', 'cliquez', 'cliquer', 'appuyez', 'haz clic',
   'haga clic', 'pulsa', 'clique', 'toque', 'clicca', 'fai clic', 'faceți clic', 'kliknij', 'klikněte', 'kliknite',
   'kattints', 'kattintson', 'klikk', 'klicka', 'napsauta', 'avaa', 'tıkla*', 'tikla*', 'κάντε κλικ', 'πατήστε', 'нажмите',
@@ -228,6 +253,8 @@ const OTHERS = [
   'manage', 'view in browser', 'view online', 'view in your browser', 'view this email', 'view it in your browser',
   'web version', 'privacy', 'privacy policy', 'terms', 'legal', 'cookie', 'cookies', 'help',
   'help center', 'support', 'faq', 'contact', 'contact us', 'learn more', 'read more', 'forward', 'share',
+  'docs', 'documentation', 'reference', 'changelog', 'change log', 'release notes', 'what changed', 'what\'s new',
+  'api reference', 'cli reference', 'dokumentation', 'documentación', 'documentação', 'documentazione',
   'two step verification', 'two factor authentication', 'two factor', '2 step verification',
   '2 factor authentication', 'multi factor authentication', 'zwei faktor authentifizierung',
   'bestätigung in zwei schritten', 'validation en deux étapes', 'verificación en dos pasos',
@@ -235,7 +262,7 @@ const OTHERS = [
   'panel de control', 'painel de controle', 'read the article', 'read article', 'read the full article', 'read the story', 'read the full story', 'read now',
   'read on', 'continue reading', 'keep reading', 'view article', 'watch now', 'watch the video', 'listen now',
   'follow', 'facebook', 'twitter', 'instagram', 'linkedin', 'youtube', 'tiktok', 'app store', 'google play',
-  'download', 'deny', 'block', 'report', 'cancel', 'let us know', 'dashboard', 'track', 'tracking', 'order',
+  'download', 'deny', 'decline', 'block', 'report', 'cancel', 'let us know', 'dashboard', 'track', 'tracking', 'order',
   'view order', 'invoice', 'pay', 'pay now', 'get started', 'getting started', 'home', 'homepage', 'website',
   'logo', 'rules', 'guidelines', 'community', 'blog', 'shop', 'store', 'find', 'book now', 'deals', 'offers',
   'sale', 'secure your account', 'secure account', 'secure my account', 'lock my account', 'lock your account',
@@ -361,13 +388,13 @@ export const URL_ACTION = new RegExp([
   'aktivoi', 'aktywuj', 'aktivac', 'aktivov', 'aktifk', 'bestaetig', 'bestätig', 'bevestig', 'bekraeft', 'bekraft',
   'bekræft', 'bekreft', 'bekrafta', 'bekräfta', 'vahvist', 'potvr', 'potwierd', 'overen', 'overit', 'dogrula',
   'doğrula', 'onayla', 'xac-nhan', 'xacnhan', 'xac-minh', 'xac-thuc', 'epivevai', 'epalithe', 'konfirm', 'podtver',
-  'megerosit', 'validat', 'valider', 'approve', 'magic', 'login', 'log-in', 'signin', 'sign-in', 'sign_in',
+  'megerosit', 'validat', 'valider', 'approve', 'magic', 'magique', 'login', 'log-in', 'signin', 'sign-in', 'sign_in',
   'inlog', 'anmeld', 'zaloguj', 'logind', 'kirjaudu', 'prihlas', 'giris', 'dang-nhap', 'auth', 'reset',
   'password', 'passwort', 'wachtwoord', 'passwd', 'token=', 'oobcode=', 'ticket=', 'action-token',
   'key=', 'otp', 'passwordless', 'register/complete', 'registration/complete', 'signup/complete', 'recover_account', 'recover-account', 'recoveraccount', 'account/recover',
 ].join('|'));
 /** URL stems that corroborate a sign-in anchor (a magic link, not a login page behind a tracker). */
-export const URL_SIGN_IN = /magic|login|log-in|signin|sign-in|sign_in|auth|token=|otp|passwordless|inlog|anmeld|zaloguj|logind|kirjaudu|prihlas|giris|dang-nhap/;
+export const URL_SIGN_IN = /magic|magique|magico|mágico|login|log-in|signin|sign-in|sign_in|auth|token=|otp|passwordless|inlog|anmeld|zaloguj|logind|kirjaudu|prihlas|giris|dang-nhap/;
 /**
  * Identity-provider action links: the URL alone says what it does, so no word next to it is needed
  * (Firebase-style `__/auth/action?mode=verifyEmail&oobCode=…`, Cognito-style `confirmUser`,
@@ -378,7 +405,7 @@ export const IDP_ACTION = /[?&]oobcode=|[?&]id_token_hint=|[?&]mode=(?:verifyema
 /** URL stems naming what a verification acts on (the address, the account, a sign-in, the password). */
 export const URL_OBJECT = /mail|account|konto|compte|cuenta|conta|user|member|signup|sign-up|register|registr|subscri|optin|opt-in|password|passwort|wachtwoord|login|signin|sign-in|auth|magic|session|identity|profile|device|invite|invitation|onboard|welcome|activat|aktiv|ativ|attiv|reset|verif|token=|oobcode/;
 export const URL_LIST = /unsubscribe|unsub|optout|opt-out|opt_out|preference|abmelden|desinscri|baja|afmeld|uitschrijv|abbestell/;
-export const URL_OTHER = /unsubscribe|unsub|optout|opt-out|opt_out|preference|privacy|\/terms|legal|\/help|support|faq|contact|report|deny|\/block|cancel|logo|\/view|browser|getting-started|\/orders?\b|invoice|abmelden|desinscri|baja|\/lock|secure-account|secure_account|not-me|notme|wasnt-me|this-wasnt|\/webinar|\/events?\//;
+export const URL_OTHER = /\/docs?\b|\/documentation|changelog|release-notes|unsubscribe|unsub|optout|opt-out|opt_out|preference|privacy|\/terms|legal|\/help|support|faq|contact|report|deny|\/block|cancel|logo|\/view|browser|getting-started|\/orders?\b|invoice|abmelden|desinscri|baja|\/lock|secure-account|secure_account|not-me|notme|wasnt-me|this-wasnt|\/webinar|\/events?\//;
 /**
  * Whole-host match only (www/m allowed), so "id.x.example" is not X; the one-letter hosts only
  * with their real TLDs (x.com, t.co), since "x.example" is any site at all.

@@ -35,9 +35,9 @@
 // link expires within hours or works once), delivers no code and is no bulk mail, the one tokenised
 // call-to-action (or the one button among them) that is neither a
 // footer, social, legal nor safety link is the verification link (languages the tables lack).
-import { ACTION, ALLOW, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_OTHER, URL_SIGN_IN } from './link-keywords.js';
+import { ACTION, ALLOW, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
-import { lineStart, previousLineStart, type UrlSpan } from './text-prep.js';
+import { hasToken, opaqueTracker, shortTokenAfterAction, targetOf, targetParts, urlNamesOther } from './link-url.js';
 
 /** A link as the scorer sees it, whichever part it came from. */
 export interface LinkCandidate {
@@ -84,9 +84,6 @@ export interface LinkPick {
 const MIN_SCORE = 4;
 /** Links looked at per part: real mail has a few dozen; the rest of a hostile one is skipped. */
 export const MAX_LINKS = 300;
-const TOKEN = /[A-Za-z0-9_-]{10,}/g;
-/** Campaign parameters ("utm_campaign=welcome_2025") look like tokens and never are. */
-const UTM = /[?&]utm_[a-z]+=[^&#]*/gi;
 
 function has(hits: Hit[], kind: number): boolean {
   return hits.some((h) => h.kind === kind);
@@ -154,63 +151,6 @@ const CONDITIONAL_NEGATION = /(?:다면|라면|sanız|seniz)$/iu;
 /** An address, URL or phone number (with its "+" or trunk "0"; not a date) of its own in a sentence. */
 const OWN_TARGET = /[\w.+-]@[\w-]+\.|https?:\/\/|(?:\+|(?<!\d)0)\d[\d ()-]{6,}\d/;
 
-/**
- * Whether the URL carries an opaque token in its path, query or fragment: 10+ characters that
- * look random (letters and digits alternating, or long mixed-case runs with digits), or 12+
- * digits. Verification, magic and reset links always do; a plain "Log in" or "Dashboard" link in
- * a welcome mail does not, so it is never returned. utm_* values ("welcome_2025") are ignored.
- */
-export function hasToken(url: string): boolean {
-  // Percent-escapes split words, not tokens ("%2Fdashboard" is no token).
-  const q = url.replace(/^[a-z]+:\/\/[^/?#]*/i, '').replace(UTM, '').replace(/%[0-9A-Fa-f]{2}/g, '/');
-  for (const m of q.matchAll(TOKEN)) {
-    const t = m[0];
-    if (/^\d{12,}$/.test(t)) return true;
-    const digits = /[0-9]/.test(t);
-    const mixedCase = /[a-z]/.test(t) && /[A-Z]/.test(t);
-    if (!digits && !mixedCase) continue;
-    const transitions = t.match(/[A-Za-z](?=\d)|\d(?=[A-Za-z])/g)?.length ?? 0;
-    if (transitions >= 3 || (digits && mixedCase) || t.length >= 20) return true;
-  }
-  return false;
-}
-
-/**
- * A short token after the action in the URL: "/confirm/abc123XYZ", "/verify?k=9f3a2b". Letters
- * and digits mixed, 6+ characters, in a path segment or query value following the action stem.
- */
-function shortTokenAfterAction(rest: string): boolean {
-  const m = URL_ACTION.exec(rest);
-  if (!m) return false;
-  for (const t of rest.slice(m.index + m[0].length).replace(UTM, '').replace(/%[0-9a-f]{2}/g, '/').matchAll(/[A-Za-z0-9]{6,}/g)) {
-    // Random-looking: letters and digits alternate at least twice ("abc123xyz", "4f9a2c"), which
-    // words with a year ("verified_2025") or an encoded slash ("%2Fdashboard") do not.
-    if ((t[0].match(/[A-Za-z](?=\d)|\d(?=[A-Za-z])/g)?.length ?? 0) >= 2) return true;
-  }
-  return false;
-}
-
-/**
- * The URL (path and query, lowercased) names another kind of link. A campaign or source parameter
- * ("…/verify-email?token=…&src=support") only says where the link was sent from: it is forgiven
- * when the rest of the URL spells the act, and counts otherwise ("…/r/Hy61?utm_content=contact").
- */
-const TRACKING = /[?&](?:utm_[a-z]+|src|source|ref|referrer|from|via|channel|medium|campaign|cid)=[^&#]*/gi;
-function urlNamesOther(rest: string): boolean {
-  const bare = rest.replace(TRACKING, '');
-  return URL_OTHER.test(bare) || (URL_OTHER.test(rest) && !IDP_ACTION.test(bare) && !URL_ACTION.test(bare));
-}
-
-function hostOf(url: string): string {
-  const m = /^[a-z]+:\/\/(?:[^@/?#]*@)?([^:/?#]*)/i.exec(url);
-  return (m?.[1] ?? '').toLowerCase();
-}
-
-/** The host, and the rest (path, query, fragment) lowercased, as the URL-shape tests read them. */
-function urlParts(url: string): { host: string; rest: string } {
-  const host = hostOf(url);
-  return { host, rest: url.slice(url.indexOf(host) + host.length).toLowerCase() };
-}
 
 /** What the subject says. */
 export function subjectSignals(subject: string, namesCode: boolean): Pick<MailSignals, 'subjectAsks' | 'subjectSignIn' | 'subjectObject'> {
@@ -270,7 +210,9 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   // A link offered to someone who "didn't request this" is a safety exit, whatever it says.
   if (negated(anchorHits) || leadNegated(c.lead, leadHits) || negated(trailHits)) return { reject: 'safety' };
 
-  const { host, rest } = urlParts(c.url);
+  // A click tracker that carries its target is judged by the target; one that hides it says nothing.
+  const { host, rest } = targetParts(c.url);
+  const opaque = opaqueTracker(c.url);
   const idp = IDP_ACTION.test(rest);
   const urlAsks = idp || URL_ACTION.test(rest);
   // "Sign in" asks for verification only in a mail about signing in: the subject, the code it
@@ -348,13 +290,14 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   // → /verify?token=ab12): a short token is still a verification link, a bare /login is not.
   const shortToken = !tokenised && urlAsks && shortTokenAfterAction(rest);
   if (shortToken) score += 1;
-  const evidenced = tokenised || idp || carriesCode || shortToken || (urlAsks && has(anchorHits, ACTION));
+  // Behind a tracker that hides its target, the words are all there is: they must ask themselves.
+  const evidenced = tokenised || idp || carriesCode || shortToken || (urlAsks && has(anchorHits, ACTION)) || (opaque && (anchorAsks || leadAsks));
   // In bulk mail a button's own words are not enough: "Confirm your seat" in a newsletter.
   const mailAsks = !mail.bulk || mail.subjectAsks || mail.subjectSignIn || mail.bodyAsks || mail.hasCode || urlAsks;
   if (!(asked && evidenced && mailAsks && score >= MIN_SCORE)) return { reject: 'weak' };
   // "Confirm appointment", "Activate offer": the act must name what it acts on, unless the URL
   // itself is an identity provider's action or carries the mail's code.
-  if (!idp && !carriesCode && !URL_OBJECT.test(rest) && !aboutAccount(c, mail, anchorHits, leadHits)) return { reject: 'weak' };
+  if (!idp && !carriesCode && (opaque || !URL_OBJECT.test(rest)) && !aboutAccount(c, mail, anchorHits, leadHits)) return { reject: 'weak' };
   return { score, why };
 }
 
@@ -380,7 +323,7 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
   candidates.forEach((c, i) => {
     const v = verdicts[i]!;
     if ('reject' in v && v.reject === 'safety') return;
-    const { host, rest } = urlParts(c.url);
+    const { host, rest } = targetParts(c.url);
     if (c.anchor.trim() === '' || !hasToken(c.url) || urlNamesOther(rest) || SOCIAL_HOST.test(host)) return;
     const hits = hitsOf(c);
     // Only other kinds of link before it refuse it: list words there ("you can change your email
@@ -404,7 +347,7 @@ export function refusedByWords(c: LinkCandidate): boolean {
 
 /** Whether any link manages a mailing list (unsubscribe, preferences): the mark of bulk mail. */
 export function isBulk(candidates: LinkCandidate[]): boolean {
-  return candidates.slice(0, MAX_LINKS).some((c) => URL_LIST.test(c.url.toLowerCase()) || has(hitsOf(c).anchor, LIST));
+  return candidates.slice(0, MAX_LINKS).some((c) => URL_LIST.test(targetOf(c.url).toLowerCase()) || has(hitsOf(c).anchor, LIST));
 }
 
 /** Best link among candidates (in mail order), with the reason for the pick or for null. */
@@ -432,79 +375,3 @@ export function pickLink(candidates: LinkCandidate[], mail: MailSignals): LinkPi
   return { url: null, reason: `none of its ${list.length} links asks to verify, confirm, sign in or reset (footer, legal, social, tracking or other links)` };
 }
 
-export function isWebUrl(href: string): boolean {
-  return /^https?:\/\/[^\s/?#]+/i.test(href);
-}
-
-/** The last sentence of a label: "Didn't try to sign in? Reset your password" → "Reset your password". */
-function lastSentence(label: string): [lead: string, sentence: string] {
-  const body = label.replace(/[\s\p{P}]+$/u, '');
-  let cut = -1;
-  for (let i = body.length - 1; i >= 0; i--) {
-    const ch = body[i]!;
-    if ('。！？'.includes(ch) || ('.!?'.includes(ch) && /\s/.test(body[i + 1] ?? ''))) {
-      cut = i + 1;
-      break;
-    }
-  }
-  return cut === -1 ? ['', body.trim()] : [body.slice(0, cut), body.slice(cut).trim()];
-}
-
-/** The previous visible line before the line starting at `ls` (at most 200 chars of it), or ''. */
-function previousLine(text: string, ls: number): string {
-  const prev = previousLineStart(text, ls);
-  return prev === -1 ? '' : text.slice(Math.max(prev, ls - 200), ls);
-}
-
-const HAS_WORD = /[\p{L}\p{N}]/u;
-/** A reference line's marker before its URL: "[1] ", "[12]: ". */
-const REFERENCE = /^\s*\[(\d{1,3})\]:?\s*$/;
-/** How far back a footnote's marker is looked for (bounded: each reference line looks once). */
-const REFERENCE_REACH = 16_384;
-const HAS_LETTER = /\p{L}/u;
-/** Opening brackets and quotes that may stand between a label and its URL: "( URL )", "「URL」", "« URL »". */
-const OPENERS = /[\s(<\[:：«»„“"'「『【（-]+$/u;
-
-/** Text before `pos` on its line; the previous visible line instead when that holds no words. */
-export function leadBefore(text: string, pos: number): string {
-  const ls = lineStart(text, pos);
-  const same = text.slice(Math.max(ls, pos - 200), pos);
-  return HAS_WORD.test(same) ? same : previousLine(text, ls);
-}
-
-/** The rest of the sentence after a link (same line, at most 120 characters). */
-export function trailAfter(text: string, end: number, limit = text.length): string {
-  const rest = text.slice(end, Math.min(limit, end + 120));
-  const stop = /[.!?。！？](?:\s|$)|\n/.exec(rest);
-  return stop ? rest.slice(0, stop.index) : rest;
-}
-
-/** Candidates from plain-text URLs: the anchor is the sentence introducing the URL. */
-export function textLinkCandidates(text: string, urls: UrlSpan[]): LinkCandidate[] {
-  const out: LinkCandidate[] = [];
-  for (const u of urls.slice(0, MAX_LINKS)) {
-    const ls = lineStart(text, u.start);
-    const same = text.slice(Math.max(ls, u.start - 200), u.start);
-    // A footnote ("[1] URL" in a references block, text parts made from HTML): its words are the
-    // sentence before its marker in the body ("Please confirm your subscription [1] so we …").
-    const ref = REFERENCE.exec(same);
-    const window = Math.max(0, ls - REFERENCE_REACH);
-    const found = ref ? text.slice(window, ls).lastIndexOf(`[${ref[1]}]`) : -1;
-    const marker = found === -1 ? -1 : window + found;
-    if (marker !== -1) {
-      const [lead, anchor] = lastSentence(text.slice(Math.max(0, marker - 200), marker).replace(/\n/g, ' '));
-      out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, marker - 300), marker), trail: trailAfter(text, marker + ref![0].trim().length), extra: '', button: false });
-      continue;
-    }
-    // "Label ( URL )", "Label: URL", "[Label](URL)" or a label line above "[URL]" / "<URL>".
-    const onLine = HAS_WORD.test(same);
-    const labelLineStart = onLine ? ls : previousLineStart(text, ls);
-    const label = (onLine ? same : previousLine(text, ls)).replace(OPENERS, '').replace(/^\[([^\]]*)\]$/, '$1');
-    const [before, sentence] = lastSentence(label);
-    const anchor = sentence.replace(/^.*\[([^\]]+)\]$/, '$1');
-    // A list marker ("1. Reset your password: URL") is no lead-in: the line above is.
-    const lead = HAS_LETTER.test(before) || labelLineStart <= 0 ? before : previousLine(text, labelLineStart);
-    out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, u.start - 300), u.start), trail: trailAfter(text, u.end), extra: '', button: false });
-  }
-  return out;
-}

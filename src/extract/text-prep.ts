@@ -5,8 +5,10 @@
 export const PART_CAP = 256 * 1024;
 export const SUBJECT_CAP = 2048;
 
-// Zero-width and soft-hyphen characters are display tricks ("4\u200B6\u200B5…"); they carry no text.
-const INVISIBLE = /[\u00AD\u034F\u180E\u200B-\u200D\u2060-\u2064\uFEFF]/g;
+// Zero-width, soft-hyphen and bidirectional-control characters (LRM, RLM, embeddings, isolates) are
+// display tricks ("4\u200B6\u200B5…", right-to-left mail wrapping each number in U+2066…U+2069);
+// they carry no text.
+export const INVISIBLE = /[\u00AD\u034F\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
 // Horizontal white space of every width (NBSP, thin, narrow, ideographic) reads as one space.
 const HSPACE = /[ \t\f\v\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]+/g;
 const FULLWIDTH_DIGIT = /[\uFF10-\uFF19]/g;

@@ -1,0 +1,84 @@
+// The link candidates of a plain-text part (or URLs printed as text in HTML): each URL with the
+// words that introduce it, as the scorer in link.ts reads an HTML anchor.
+import type { LinkCandidate } from './link.js';
+import { lineStart, previousLineStart, type UrlSpan } from './text-prep.js';
+
+const MAX_LINKS = 300;
+
+export function isWebUrl(href: string): boolean {
+  return /^https?:\/\/[^\s/?#]+/i.test(href);
+}
+
+/** The last sentence of a label: "Didn't try to sign in? Reset your password" → "Reset your password". */
+function lastSentence(label: string): [lead: string, sentence: string] {
+  const body = label.replace(/[\s\p{P}]+$/u, '');
+  let cut = -1;
+  for (let i = body.length - 1; i >= 0; i--) {
+    const ch = body[i]!;
+    if ('。！？'.includes(ch) || ('.!?'.includes(ch) && /\s/.test(body[i + 1] ?? ''))) {
+      cut = i + 1;
+      break;
+    }
+  }
+  return cut === -1 ? ['', body.trim()] : [body.slice(0, cut), body.slice(cut).trim()];
+}
+
+/** The previous visible line before the line starting at `ls` (at most 200 chars of it), or ''. */
+function previousLine(text: string, ls: number): string {
+  const prev = previousLineStart(text, ls);
+  return prev === -1 ? '' : text.slice(Math.max(prev, ls - 200), ls);
+}
+
+const HAS_WORD = /[\p{L}\p{N}]/u;
+/** A reference line's marker before its URL: "[1] ", "[12]: ". */
+const REFERENCE = /^\s*\[(\d{1,3})\]:?\s*$/;
+/** How far back a footnote's marker is looked for (bounded: each reference line looks once). */
+const REFERENCE_REACH = 16_384;
+const HAS_LETTER = /\p{L}/u;
+/** Opening brackets and quotes that may stand between a label and its URL: "( URL )", "「URL」", "« URL »". */
+const OPENERS = /[\s(<\[:：«»„“"'「『【（-]+$/u;
+
+/** Text before `pos` on its line; the previous visible line instead when that holds no words. */
+export function leadBefore(text: string, pos: number): string {
+  const ls = lineStart(text, pos);
+  const same = text.slice(Math.max(ls, pos - 200), pos);
+  return HAS_WORD.test(same) ? same : previousLine(text, ls);
+}
+
+/** The rest of the sentence after a link (same line, at most 120 characters). */
+export function trailAfter(text: string, end: number, limit = text.length): string {
+  const rest = text.slice(end, Math.min(limit, end + 120));
+  const stop = /[.!?。！？](?:\s|$)|\n/.exec(rest);
+  return stop ? rest.slice(0, stop.index) : rest;
+}
+
+/** Candidates from plain-text URLs: the anchor is the sentence introducing the URL. */
+export function textLinkCandidates(text: string, urls: UrlSpan[]): LinkCandidate[] {
+  const out: LinkCandidate[] = [];
+  for (const u of urls.slice(0, MAX_LINKS)) {
+    const ls = lineStart(text, u.start);
+    const same = text.slice(Math.max(ls, u.start - 200), u.start);
+    // A footnote ("[1] URL" in a references block, text parts made from HTML): its words are the
+    // sentence before its marker in the body ("Please confirm your subscription [1] so we …").
+    const ref = REFERENCE.exec(same);
+    const window = Math.max(0, ls - REFERENCE_REACH);
+    const found = ref ? text.slice(window, ls).lastIndexOf(`[${ref[1]}]`) : -1;
+    const marker = found === -1 ? -1 : window + found;
+    if (marker !== -1) {
+      const [lead, anchor] = lastSentence(text.slice(Math.max(0, marker - 200), marker).replace(/\n/g, ' '));
+      out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, marker - 300), marker), trail: trailAfter(text, marker + ref![0].trim().length), extra: '', button: false });
+      continue;
+    }
+    // "Label ( URL )", "Label: URL", "[Label](URL)" or a label line above "[URL]" / "<URL>".
+    const onLine = HAS_WORD.test(same);
+    const labelLineStart = onLine ? ls : previousLineStart(text, ls);
+    const label = (onLine ? same : previousLine(text, ls)).replace(OPENERS, '').replace(/^\[([^\]]*)\]$/, '$1');
+    const [before, sentence] = lastSentence(label);
+    const anchor = sentence.replace(/^.*\[([^\]]+)\]$/, '$1');
+    // A list marker ("1. Reset your password: URL") is no lead-in: the line above is.
+    const lead = HAS_LETTER.test(before) || labelLineStart <= 0 ? before : previousLine(text, labelLineStart);
+    out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, u.start - 300), u.start), trail: trailAfter(text, u.end), extra: '', button: false });
+  }
+  return out;
+}
+
