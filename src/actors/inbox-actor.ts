@@ -11,11 +11,18 @@ import { ANSWERED_LATER, type DeliverResult, type RequestScope, type WaitResult 
 import { promised, type Sink } from '../util/sink.js';
 import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from '../contract/model.js';
 import type { WaitOutcome, Waiter, WaiterRegistry } from './waiters.js';
+import { InboxReclaimer } from './inbox-reclaimer.js';
 
 type InboxFamily = FamilyOf<'inbox'> | FamilyOf<'message'>;
 
 /** A parked long-poll answers this long before the request's own deadline on the front. */
 const WAIT_ANSWER_MARGIN_MS = 1_000;
+/**
+ * Messages a filtered list (`q`, or `unread_only` with `q`) reads at most per request: a search
+ * of a large inbox answers what it found so far and where to go on (`next_before`), so its cost
+ * stays flat however large the inbox grows (issue 37).
+ */
+export const LIST_SCAN_MAX = 2_000;
 
 export class InboxActor {
   /** Run inside the delivery transaction (the webhook outbox commits with the message). */
@@ -27,7 +34,12 @@ export class InboxActor {
   /** Run after an inbox's record or counts changed (the account's change feed). */
   readonly changed: ((accountId: string, address: string) => void)[] = [];
 
-  constructor(private readonly ctx: ActorContext) {}
+  /** Removes deleted inboxes' messages in bounded batches (inbox-reclaimer.ts). */
+  readonly reclaimer: InboxReclaimer;
+
+  constructor(private readonly ctx: ActorContext) {
+    this.reclaimer = new InboxReclaimer(ctx.store);
+  }
 
   /** The inbox actor's part of the dispatch table (src/contract/command-table.ts). */
   readonly handlers: Handlers<InboxFamily> = {
@@ -35,14 +47,15 @@ export class InboxActor {
     'inbox.update': (cmd) => this.update(cmd.accountId, cmd.address, cmd.requireAuth),
     'inbox.get': (cmd) => toInboxView(this.owned(cmd.accountId, cmd.address)),
     'inbox.delete': (cmd) => this.remove(cmd.accountId, cmd.address),
-    'inbox.list': (cmd) => this.list(cmd.accountId),
+    'inbox.list': (cmd) => (cmd.limit === undefined ? this.list(cmd.accountId) : this.ctx.store.inboxes.pageOf(cmd.accountId, cmd.after ?? null, cmd.limit).map(toInboxView)),
     'inbox.delete_by_domain': (cmd) => this.removeDomain(cmd.accountId, cmd.domain),
     'inbox.accepts': (cmd) => this.ownerOf(cmd.address),
     'inbox.deliver': (cmd) => this.deliver(cmd),
-    'message.list': (cmd) => this.listMessages(cmd),
+    'message.list': (cmd) => this.listMessages(cmd).data,
     'message.list_view': (cmd) => {
-      const data = this.listMessages(cmd);
-      return JSON.stringify({ count: data.length, data });
+      // `next_before` only where more may follow: a list that holds everything keeps its shape.
+      const { data, nextBefore } = this.listMessages(cmd);
+      return JSON.stringify(nextBefore === null ? { count: data.length, data } : { count: data.length, data, next_before: nextBefore });
     },
     'message.latest': (cmd) => {
       this.owned(cmd.accountId, cmd.address);
@@ -63,6 +76,13 @@ export class InboxActor {
     'message.raw': (cmd) => {
       this.message(cmd.accountId, cmd.address, cmd.id);
       return this.ctx.store.messages.raw(cmd.address, cmd.id) ?? fail('message_not_found', `No message ${cmd.id}`);
+    },
+    'message.attachment': (cmd) => {
+      const message = this.message(cmd.accountId, cmd.address, cmd.id);
+      const meta = message.attachments[cmd.index];
+      if (!meta) fail('attachment_not_found', `Message ${cmd.id} has no attachment ${cmd.index}`);
+      const content = this.ctx.store.messages.part(cmd.address, cmd.id, cmd.index);
+      return content === undefined ? null : { filename: meta.filename, content_type: meta.content_type, content };
     },
     'message.delete': (cmd) => this.deleteMessage(cmd.accountId, cmd.address, cmd.id),
     'message.wait': (cmd, scope) => this.wait(cmd, scope),
@@ -98,8 +118,12 @@ export class InboxActor {
       address, domain, account_id: accountId, created_at: new Date(this.ctx.now()).toISOString(), message_count: 0, unread_count: 0,
       require_auth: requireAuth,
     };
+    // The address's previous inbox may still be losing its messages: they go first (a new inbox
+    // never shows an old one's mail). Only this request waits; other inboxes' reads go on between batches.
+    if (!store.inboxes.get(address) && store.inboxes.tombstone(address)) await this.reclaimer.finish(address);
     await store.transaction(() => {
       if (store.inboxes.get(address)) fail('address_taken', `The address ${address} is already taken`);
+      if (store.inboxes.tombstone(address)) fail('unavailable', `The address ${address} is being freed; try again`);
       store.inboxes.create(record);
     });
     this.noteChange(accountId, address);
@@ -156,14 +180,18 @@ export class InboxActor {
     });
     this.ctx.waiters.failAll(address, new MailcueError('inbox_not_found', `Inbox ${address} was deleted`));
     this.noteChange(accountId, address);
+    this.reclaimer.add(address);
     return { address };
   }
 
-  /** Inside a transaction: the inbox record, its index entry, messages and raw sources. */
+  /**
+   * Inside a transaction: the inbox record and its index entry go at once (the API no longer shows
+   * it) and a tombstone stays until the reclaimer has removed its messages in bounded batches.
+   */
   private dropInbox(accountId: string, address: string): void {
     const { store } = this.ctx;
-    store.messages.removeInbox(address);
     store.inboxes.remove(accountId, address);
+    store.inboxes.putTombstone({ address, account_id: accountId, at: this.ctx.now() });
     for (const hook of this.inboxDropped) hook(address);
   }
 
@@ -177,6 +205,7 @@ export class InboxActor {
     for (const address of removed) {
       this.ctx.waiters.failAll(address, new MailcueError('inbox_not_found', `Inbox ${address} was deleted`));
       this.noteChange(accountId, address);
+      this.reclaimer.add(address);
     }
     return removed;
   }
@@ -216,7 +245,7 @@ export class InboxActor {
         for (const hook of this.inTransaction) hook(message);
         delivered.push({ message, accountId: current.account_id });
       }
-      if (delivered.length > 0) store.messages.putSource(id, cmd.raw, delivered.length, delivered[0]!.message.inbox);
+      if (delivered.length > 0) store.messages.putSource(id, cmd.raw, delivered.length, delivered[0]!.message.inbox, cmd.parts);
     });
     for (const { message } of delivered) this.ctx.waiters.deliver(message.inbox, message);
     for (const { message, accountId } of delivered) {
@@ -231,18 +260,31 @@ export class InboxActor {
     return undefined;
   }
 
-  private listMessages(cmd: MessageListQuery): MessageSummary[] {
+  /**
+   * A page of the inbox's messages, newest first, and where the next one starts (`nextBefore`, to
+   * pass as `before`; null when nothing older is left). Unread ones come from their index, so
+   * `unread_only` reads only unread messages; a search (`q`) reads at most LIST_SCAN_MAX messages
+   * and, when that budget ends the page, says where it stopped.
+   */
+  private listMessages(cmd: MessageListQuery): { data: MessageSummary[]; nextBefore: string | null } {
     this.owned(cmd.accountId, cmd.address);
     const query = cmd.query ? cmd.query.toLowerCase() : null;
-    const out: MessageSummary[] = [];
-    const filtered = cmd.unreadOnly || query !== null;
-    for (const value of this.ctx.store.messages.newestFirst(cmd.address, cmd.before ?? null, filtered ? undefined : cmd.limit)) {
-      if (cmd.unreadOnly && value.read) continue;
-      if (query && !matches(value, query)) continue;
-      out.push(toSummary(value));
-      if (out.length >= cmd.limit) break;
+    const before = cmd.before ?? null;
+    const { messages } = this.ctx.store;
+    const source = cmd.unreadOnly ? messages.unreadNewestFirst(cmd.address, before) : messages.newestFirst(cmd.address, before, query === null ? cmd.limit : undefined);
+    const data: MessageSummary[] = [];
+    let scanned = 0;
+    let last: string | null = null;
+    for (const value of source) {
+      scanned++;
+      last = value.id;
+      if (query === null || matches(value, query)) {
+        data.push(toSummary(value));
+        if (data.length >= cmd.limit) return { data, nextBefore: value.id };
+      }
+      if (scanned >= LIST_SCAN_MAX) return { data, nextBefore: last };
     }
-    return out;
+    return { data, nextBefore: null };
   }
 
   private noteChange(accountId: string, address: string): void {
@@ -284,7 +326,8 @@ export class InboxActor {
 
   /** The first message newer than `since` that matches, if one is already stored. */
   private firstAfter(address: string, since: string, match: 'any' | 'code', requireAuth: boolean): MessageRecord | undefined {
-    for (const value of this.ctx.store.messages.after(address, since)) {
+    const { messages } = this.ctx.store;
+    for (const value of match === 'code' ? messages.codedAfter(address, since) : messages.after(address, since)) {
       if (requireAuth && !answersAuthWait(value.authentication)) continue;
       if (match === 'any' || value.otp !== null || value.verification_link !== null) return value;
     }

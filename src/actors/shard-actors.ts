@@ -3,6 +3,7 @@
 import type { Config } from '../config/config.js';
 import { Sealer } from '../security/sealer.js';
 import { openShardStore, type ShardStore } from '../storage/shard-store.js';
+import { OPLOG_RETENTION_MS } from '../storage/oplog.js';
 import { AccountActor } from './account-actor.js';
 import { AccountFeed } from './account-feed.js';
 import type { Command } from '../contract/commands.js';
@@ -33,7 +34,9 @@ export class ShardActors {
 
   /** `now`: the shard's clock (rate windows, credit months, expiries); tests inject their own. */
   constructor(shardId: number, config: Config, dataDir: string, masterKey: string, now: () => number = Date.now) {
-    const store: ShardStore = openShardStore(dataDir);
+    // Only a cluster's followers and slot moves read the oplog (DESIGN.md §8); an embedded shard
+    // trims it promptly, so the data dir follows the live data.
+    const store: ShardStore = openShardStore(dataDir, { oplogRetentionMs: config.etcdEndpoints.length > 0 ? OPLOG_RETENTION_MS : 0 });
     this.ctx = {
       shardId, config, store, waiters: new WaiterRegistry(now), sealer: new Sealer(masterKey), now,
     };
@@ -66,6 +69,9 @@ export class ShardActors {
       'slot.resync_empty': this.slot('slot.resync_empty'),
       'slot.replicate': this.slot('slot.replicate'),
     };
+    // A cluster shard's copies of a slot are written by its primary's log: only the embedded shard,
+    // which owns all it holds, resumes deletions left halfway at start.
+    if (config.etcdEndpoints.length === 0) this.inboxes.reclaimer.resume();
     this.purger = setInterval(() => void this.purge(), config.purgeIntervalMs);
     this.purger.unref();
   }
@@ -128,6 +134,7 @@ export class ShardActors {
       oauth_records: this.oauth.records,
       open_sessions: this.accounts.openSessions,
       commands: Object.fromEntries(this.commands),
+      reclaim_pending: this.inboxes.reclaimer.pending,
       ...(this.replicationLag ? { replication: this.replicationLag() } : {}),
     };
   }
@@ -138,6 +145,7 @@ export class ShardActors {
     this.ctx.waiters.drain();
     this.feed.drain();
     this.accounts.flush();
+    await this.inboxes.reclaimer.close();
     await this.webhooks.stop();
     await this.ctx.store.close();
   }

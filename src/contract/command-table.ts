@@ -3,7 +3,7 @@
 // every command of commands.ts has a row; routing, the resend and parking sets and the feed kinds
 // are derived from it, the way the error registry derives every error mapping.
 import type { Command, CommandType, SessionTerms } from './commands.js';
-import type { AccountView, DeliveryLog, DomainRecord, InboxView, MessageRecord, MessageSummary, WebhookRecord } from './model.js';
+import type { AccountView, AttachmentContent, DeliveryLog, DomainRecord, InboxView, MessageRecord, MessageSummary, WebhookRecord } from './model.js';
 import type { AccountUsage, Admission, ANSWERED_LATER, ChangesAnswer, DeliverResult, IssuedTokens, RequestScope, ShardStats, SlotPosition, WaitResult } from './results.js';
 
 export type { CommandType };
@@ -88,6 +88,8 @@ export const COMMAND_TABLE = {
   'message.latest': { returns: returns<Omit<MessageRecord, 'headers'> | null>(), route: inbox, resend: true, parks: false, feed: null, caller: 'front' },
   'message.latest_view': { returns: returns<string | null>(), route: inbox, resend: true, parks: false, feed: null, caller: 'front' },
   'message.raw': { returns: returns<Uint8Array>(), route: inbox, resend: true, parks: false, feed: null, caller: 'front' },
+  /** Null for a message stored before attachments were kept apart (the front cuts it from the raw source). */
+  'message.attachment': { returns: returns<AttachmentContent | null>(), route: inbox, resend: true, parks: false, feed: null, caller: 'front' },
   'message.delete': { returns: returns<{ id: string }>(), route: inbox, resend: false, parks: false, feed: 'inbox', caller: 'front' },
   'message.wait': { returns: returns<WaitResult>(), route: inbox, resend: true, parks: true, feed: null, caller: 'front' },
 

@@ -73,17 +73,29 @@ export type InboxCommand =
   | { type: 'inbox.update'; accountId: string; address: string; requireAuth: boolean }
   | { type: 'inbox.get'; accountId: string; address: string }
   | { type: 'inbox.delete'; accountId: string; address: string }
-  | { type: 'inbox.list'; accountId: string }
+  /**
+   * The account's inboxes on a shard, oldest first. With `limit`: at most that many, after the page
+   * boundary `after` (GET /v1/inboxes pages); without it, all of them (fronts of an earlier version).
+   */
+  | { type: 'inbox.list'; accountId: string; limit?: number; after?: InboxPageBoundary | null }
   | { type: 'inbox.delete_by_domain'; accountId: string; domain: string }
   | { type: 'inbox.accepts'; address: string }
   /**
    * One message to the recipients one shard owns (the front groups them): stored once. `digest`
    * identifies it (src/ingress/ingest-digest.ts): an inbox that already holds it stores nothing
    * again (DESIGN.md §8 "Idempotent ingest"); absent from fronts older than that, and then not checked.
+   * `parts`: the decoded bytes of the message's attachments, in the order of `message.attachments`,
+   * stored beside the source so that a download reads them (absent: none, or an older front).
    */
-  | { type: 'inbox.deliver'; addresses: string[]; message: ParsedMessage; raw: Uint8Array; digest?: string }
+  | { type: 'inbox.deliver'; addresses: string[]; message: ParsedMessage; raw: Uint8Array; digest?: string; parts?: Uint8Array[] }
   /** The sender-authentication result of a message delivered (to these inboxes) while its check still ran. */
   | { type: 'message.set_auth'; addresses: string[]; id: string; authentication: Authentication };
+
+/** Where a page of an account's inboxes ends: the last inbox shown (inboxes list oldest first, then by address). */
+export interface InboxPageBoundary {
+  created_at: string;
+  address: string;
+}
 
 /** Which of an inbox's messages a list shows, newest first. */
 export interface MessageListQuery {
@@ -110,6 +122,8 @@ export type MessageCommand =
   /** The newest message as get_latest_email shows it (src/mail/message-view.ts), JSON text; null when the inbox is empty. */
   | { type: 'message.latest_view'; accountId: string; address: string; includeRaw: boolean }
   | { type: 'message.raw'; accountId: string; address: string; id: string }
+  /** Attachment `index` as stored at ingest; null for a message stored before parts were kept (the front cuts it from the raw source). */
+  | { type: 'message.attachment'; accountId: string; address: string; id: string; index: number }
   | { type: 'message.delete'; accountId: string; address: string; id: string }
   | {
       type: 'message.wait';

@@ -127,6 +127,20 @@ export interface DeliveryLog {
 /** A parsed message as the ingress hands it to the shard (id, inbox and date are the shard's). */
 export type ParsedMessage = Omit<MessageRecord, 'id' | 'inbox' | 'date' | 'read'>;
 
+/**
+ * A parsed message as the pool hands it over: `parts` carries the decoded bytes of its attachments
+ * (in the order of `attachments`), which the ingress takes off and the shard stores beside the raw
+ * source, so a download reads its part instead of parsing the message again (issue 37).
+ */
+export type ParsedWithParts = ParsedMessage & { parts?: Uint8Array[] };
+
+/** An attachment's bytes, as a download answers them. */
+export interface AttachmentContent {
+  filename: string | null;
+  content_type: string;
+  content: Uint8Array;
+}
+
 export function toSummary(m: MessageRecord): MessageSummary {
   return {
     id: m.id,

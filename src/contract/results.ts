@@ -95,6 +95,8 @@ export interface ShardStats {
   open_sessions: number;
   /** Commands dispatched since start, by type: shows from outside what work a request caused. */
   commands: Record<string, number>;
+  /** Deleted inboxes whose messages are still being removed (absent from shards of an earlier version). */
+  reclaim_pending?: number;
   /** Cluster mode: each slot copy this shard feeds as primary, with its lag in oplog entries (-1: copy in progress). */
   replication?: { slot: number; follower: string; lag: number }[];
 }

@@ -9,7 +9,7 @@ import { errorSpec, type ErrorCode } from '../errors/registry.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Deps } from '../services/deps.js';
 import { normalizeAddress } from '../services/validate.js';
-import type { ParsedMessage } from '../contract/model.js';
+import type { ParsedMessage, ParsedWithParts } from '../contract/model.js';
 import type { DeliverResult } from '../contract/results.js';
 import { unverified } from '../contract/authentication.js';
 import { ingestDigest } from './ingest-digest.js';
@@ -203,8 +203,12 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         const digest = ingestDigest(raw, envelope.mailFrom ? envelope.mailFrom.address : '', named.of(envelope));
         const auth = authenticator.begin(raw, session);
         let message: ParsedMessage;
+        let parts: Uint8Array[] | undefined;
         try {
           message = await pool.parse(raw);
+          // The attachments' bytes travel beside the record, not in it (the shard stores them apart).
+          parts = (message as ParsedWithParts).parts;
+          if (parts) delete (message as ParsedWithParts).parts;
         } catch (err) {
           log.warn({ err }, 'parse failed; storing the message unparsed');
           message = unparsed(raw, session);
@@ -212,7 +216,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         message.authentication = await auth.atAnswer();
         const recipients = [...new Set(session.envelope.rcptTo.map((r) => r.address.toLowerCase()))];
         const results = await Promise.all(
-          byShard(deps, recipients).map((addresses) => cluster.call({ type: 'inbox.deliver', addresses, message, raw, digest }, { timeoutMs: 30_000 })),
+          byShard(deps, recipients).map((addresses) => cluster.call({ type: 'inbox.deliver', addresses, message, raw, digest, ...(parts ? { parts } : {}) }, { timeoutMs: 30_000 })),
         );
         // An inbox deleted since RCPT is skipped; any other failure fails the whole message (451).
         // An inbox that already held the message (a retry) took it, as it did the first time.

@@ -1,7 +1,7 @@
 // The only importer of mailparser: turns raw RFC 5322 bytes into the message record the shards
 // store, with the one-time code and verification link extracted. Runs inside the piscina pool.
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
-import type { ParsedMessage } from '../contract/model.js';
+import type { AttachmentContent, ParsedWithParts } from '../contract/model.js';
 import { htmlToText } from '../extract/html-to-text.js';
 import { explain } from '../extract/index.js';
 import { unverified } from '../contract/authentication.js';
@@ -38,7 +38,7 @@ function clip(value: string | null | undefined): string | null {
  */
 const PARSER_OPTIONS = { skipImageLinks: true, skipTextToHtml: true, skipHtmlToText: true, checksumAlgo: false } as const;
 
-export async function parseMail(raw: Uint8Array): Promise<ParsedMessage> {
+export async function parseMail(raw: Uint8Array): Promise<ParsedWithParts> {
   const parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), PARSER_OPTIONS);
   const html = typeof parsed.html === 'string' ? parsed.html : null;
   const subject = parsed.subject ?? '';
@@ -61,16 +61,13 @@ export async function parseMail(raw: Uint8Array): Promise<ParsedMessage> {
     warnings: safe.warnings,
     // Filled in by the ingress, which holds the connection facts sender authentication needs.
     authentication: unverified(),
+    ...(parsed.attachments.length > 0 ? { parts: parsed.attachments.map((a) => a.content) } : {}),
   };
 }
 
-export interface AttachmentContent {
-  filename: string | null;
-  content_type: string;
-  content: Uint8Array;
-}
+export type { AttachmentContent };
 
-/** Attachments are not stored twice: the nth one is cut from the raw source when asked for. */
+/** The nth attachment cut from the raw source: for messages stored before their parts were kept. */
 export async function attachmentOf(raw: Uint8Array, index: number): Promise<AttachmentContent | null> {
   const parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), PARSER_OPTIONS);
   const a = parsed.attachments[index];

@@ -45,6 +45,12 @@ export class Metrics {
     name: 'mailcue_shard_commands_dispatched', help: 'Commands the shards ran since they started, by type', labelNames: ['command'] as const,
     registers: [this.registry],
   });
+  readonly storedMessages = new client.Gauge({
+    name: 'mailcue_stored_messages', help: 'Messages stored on the shards', registers: [this.registry],
+  });
+  readonly reclaimPending = new client.Gauge({
+    name: 'mailcue_reclaim_pending', help: 'Deleted inboxes whose messages the shards are still removing in batches', registers: [this.registry],
+  });
   readonly oauthRecords = new client.Gauge({
     name: 'mailcue_oauth_records', help: 'OAuth codes and tokens stored on the shards (expired ones are purged)', registers: [this.registry],
   });

@@ -1,4 +1,5 @@
 // Inbox operations shared by REST and the agent tools.
+import type { InboxPageBoundary } from '../contract/commands.js';
 import type { InboxView } from '../contract/model.js';
 import { fail } from '../errors/registry.js';
 import { randomLocalPart } from '../util/ids.js';
@@ -48,9 +49,51 @@ export function updateInbox(deps: Deps, caller: Caller, address: string, input: 
   return deps.cluster.call({ type: 'inbox.update', accountId: caller.accountId, address, requireAuth });
 }
 
+/** Inboxes a page holds at most, and by default (GET /v1/inboxes, list_inboxes). */
+export const INBOX_PAGE_MAX = 1000;
+
+export interface InboxPage {
+  data: InboxView[];
+  /** Pass as `cursor` for the next page; null when this page is the last. */
+  next_cursor: string | null;
+}
+
+/** Creation order, then address, compared by code unit: the order of the shards' index (their keys sort so). */
+function byCreation(a: InboxPageBoundary, b: InboxPageBoundary): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  return a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
+}
+
+/** An opaque page cursor: the last inbox shown, which the next page starts after. */
+export function encodeInboxCursor(last: InboxPageBoundary): string {
+  return Buffer.from(JSON.stringify([last.created_at, last.address])).toString('base64url');
+}
+
+export function decodeInboxCursor(cursor: unknown): InboxPageBoundary | null {
+  if (cursor === undefined || cursor === null || cursor === '') return null;
+  try {
+    const parts: unknown = JSON.parse(Buffer.from(String(cursor), 'base64url').toString('utf8'));
+    if (Array.isArray(parts) && parts.length === 2 && typeof parts[0] === 'string' && typeof parts[1] === 'string') return { created_at: parts[0], address: parts[1] };
+  } catch {
+    /* not one of ours */
+  }
+  fail('invalid_parameter', 'cursor must be a next_cursor of an earlier page', { param: 'cursor' });
+}
+
+/**
+ * One page of the account's inboxes, oldest first: each shard reads at most `limit` + 1 from its
+ * index after the cursor, so a page costs the same however many inboxes the account has (issue 37).
+ */
+export async function listInboxPage(deps: Deps, caller: Caller, limit = INBOX_PAGE_MAX, after: InboxPageBoundary | null = null): Promise<InboxPage> {
+  const perShard = await deps.cluster.broadcast({ type: 'inbox.list', accountId: caller.accountId, limit: limit + 1, after });
+  const all = perShard.flat().sort(byCreation);
+  const data = all.slice(0, limit);
+  return { data, next_cursor: all.length > limit ? encodeInboxCursor(data[data.length - 1]!) : null };
+}
+
+/** The first page of the account's inboxes (up to INBOX_PAGE_MAX): list_inboxes and resources/list. */
 export async function listInboxes(deps: Deps, caller: Caller): Promise<InboxView[]> {
-  const perShard = await deps.cluster.broadcast({ type: 'inbox.list', accountId: caller.accountId });
-  return perShard.flat().sort((a, b) => a.created_at.localeCompare(b.created_at) || a.address.localeCompare(b.address));
+  return (await listInboxPage(deps, caller)).data;
 }
 
 export function getInbox(deps: Deps, caller: Caller, address: string): Promise<InboxView> {

@@ -55,7 +55,10 @@ export function rawMessage(deps: Deps, caller: Caller, address: string, id: stri
   return deps.cluster.call({ type: 'message.raw', accountId: caller.accountId, address, id }, { timeoutMs: RAW_READ_TIMEOUT_MS });
 }
 
+/** The attachment as stored at ingest; a message stored before parts were kept has it cut from its raw source. */
 export async function messageAttachment(deps: Deps, caller: Caller, address: string, id: string, index: number): Promise<AttachmentContent> {
+  const stored = await deps.cluster.call({ type: 'message.attachment', accountId: caller.accountId, address, id, index }, { timeoutMs: RAW_READ_TIMEOUT_MS });
+  if (stored) return stored;
   const raw = await rawMessage(deps, caller, address, id);
   const attachment = await deps.pool.attachment(raw, index);
   if (!attachment) fail('attachment_not_found', `Message ${id} has no attachment ${index}`);

@@ -1,20 +1,34 @@
 // Inboxes by address, and each account's inboxes on this shard. Key layouts (keys.ts): inboxes
 // [slot(address), address] → record; inboxes_by_account [slot(address), account_id, address] → 1,
-// found by account through the slot index.
+// found by account through the slot index; in creation order through the message index (pages).
+// A deleted inbox whose messages are still being removed leaves a tombstone, inbox_tombstones
+// [slot(address), address] → {account_id, at}, until the last of them is gone.
 import type { Database, RootDatabase } from 'lmdb';
 import type { InboxRecord } from '../contract/model.js';
-import { entryCount, inSlot, openDb, slotIndexOf, type Key } from './keys.js';
+import { entryCount, inSlot, messageIndexOf, openDb, slotIndexOf, type Key } from './keys.js';
+import type { MessageIndex } from './message-index.js';
 import type { SlotIndex } from './slot-index.js';
+
+export interface InboxTombstone {
+  address: string;
+  account_id: string;
+  /** When the inbox was deleted (ms). */
+  at: number;
+}
 
 export class InboxStore {
   private readonly inboxes: Database<InboxRecord, Key>;
   private readonly byAccount: Database<number, Key>;
   private readonly index: SlotIndex;
+  private readonly ordered: MessageIndex;
+  private readonly tombstones: Database<InboxTombstone, Key>;
 
   constructor(root: RootDatabase) {
     this.inboxes = openDb<InboxRecord>(root, 'inboxes');
     this.byAccount = openDb<number>(root, 'inboxes_by_account');
+    this.tombstones = openDb<InboxTombstone>(root, 'inbox_tombstones');
     this.index = slotIndexOf(root);
+    this.ordered = messageIndexOf(root);
   }
 
   get(address: string): InboxRecord | undefined {
@@ -41,6 +55,37 @@ export class InboxStore {
     const out: string[] = [];
     for (const { parts } of this.index.entries('inboxes_by_account', [accountId])) out.push(parts[1] as string);
     return out;
+  }
+
+  /**
+   * Up to `limit` inbox records of the account on this shard, oldest first (then by address),
+   * after the page boundary `after`: one index range read, however many inboxes the account has.
+   */
+  pageOf(accountId: string, after: { created_at: string; address: string } | null, limit: number): InboxRecord[] {
+    const out: InboxRecord[] = [];
+    for (const address of this.ordered.inboxesOf(accountId, after, limit)) {
+      const inbox = this.get(address);
+      if (inbox) out.push(inbox);
+    }
+    return out;
+  }
+
+  /** Inside a transaction: the inbox is deleted, its messages are yet to go. */
+  putTombstone(tombstone: InboxTombstone): void {
+    void this.tombstones.put(inSlot(tombstone.address, tombstone.address), tombstone);
+  }
+
+  tombstone(address: string): InboxTombstone | undefined {
+    return this.tombstones.get(inSlot(address, address));
+  }
+
+  removeTombstone(address: string): void {
+    void this.tombstones.remove(inSlot(address, address));
+  }
+
+  /** Every tombstone on this shard (to resume their removal after a restart or a slot's arrival). */
+  allTombstones(): InboxTombstone[] {
+    return [...this.tombstones.getRange({})].map(({ value }) => value);
   }
 
   count(): number {

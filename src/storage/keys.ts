@@ -6,6 +6,7 @@ import type { Database, RootDatabase } from 'lmdb';
 import { SLOT_COUNT, slotOf } from '../cluster/slots.js';
 import type { Oplog } from './oplog.js';
 import { sharedStructures } from './record-structures.js';
+import type { MessageIndex } from './message-index.js';
 import type { SlotIndex } from './slot-index.js';
 
 export type Key = string | (string | number)[];
@@ -35,11 +36,13 @@ export const SLOT_DATABASES = [
   'webhooks_by_account', // [slot(inbox), account_id, id]
   'webhook_deliveries', // [slot(inbox), id, at_ms, event_id, attempt]
   'outbox', // [slot(inbox), due_ms, event_id]
+  'attachments', // [slot(address), message_id, n]: an attachment's decoded bytes, stored beside its source (one copy per slot, like raw_shared)
+  'inbox_tombstones', // [slot(address), address] → {account_id, at}: a deleted inbox whose messages are still being removed
 ] as const;
 
 const SLOT_BOUND = new Set<string>(SLOT_DATABASES);
 /** Databases whose values are raw bytes (opened with binary encoding). */
-export const BINARY_DATABASES: ReadonlySet<string> = new Set(['raw', 'raw_shared']);
+export const BINARY_DATABASES: ReadonlySet<string> = new Set(['raw', 'raw_shared', 'attachments']);
 
 export function isSlotBound(db: string): boolean {
   return SLOT_BOUND.has(db);
@@ -108,12 +111,20 @@ export function entryCount(db: Database<unknown, Key> | Database<unknown, string
 interface Hooks {
   oplog: Oplog;
   index: SlotIndex;
+  derived: MessageIndex;
 }
 const hooks = new WeakMap<RootDatabase, Hooks>();
 
 /** Every database opened on `root` from now on logs its slot-bound writes to `oplog` and keeps `index`. */
-export function registerHooks(root: RootDatabase, oplog: Oplog, index: SlotIndex): void {
-  hooks.set(root, { oplog, index });
+export function registerHooks(root: RootDatabase, oplog: Oplog, index: SlotIndex, derived: MessageIndex): void {
+  hooks.set(root, { oplog, index, derived });
+}
+
+/** The derived message and inbox indexes of `root` (message-index.ts). */
+export function messageIndexOf(root: RootDatabase): MessageIndex {
+  const h = hooks.get(root);
+  if (!h) throw new Error('registerHooks() before opening stores');
+  return h.derived;
 }
 
 /** The slot index of `root` (stores look records up through it when they do not know the slot). */
@@ -128,5 +139,6 @@ export function openDb<V, K extends Key = Key>(root: RootDatabase, name: string)
   const h = hooks.get(root);
   h?.oplog.attach(name, db as unknown as Database<V, Key>);
   h?.index.attach(name, db as unknown as Database<V, Key>);
+  h?.derived.attach(name, db as unknown as Database<V, Key>);
   return db;
 }

@@ -13,7 +13,8 @@
 import type { Database, RootDatabase } from 'lmdb';
 import type { MessageRecord } from '../contract/model.js';
 import { slotOf } from '../cluster/slots.js';
-import { entryCount, inSlot, openDb, prefixRange, type Key } from './keys.js';
+import { entryCount, inSlot, messageIndexOf, openDb, prefixRange, type Key } from './keys.js';
+import type { MessageIndex } from './message-index.js';
 
 /** The two kinds of key in message_digests, after the address. */
 const BY_DIGEST = 'd';
@@ -25,6 +26,8 @@ export class MessageStore {
   private readonly sourceRefs: Database<number, Key>;
   private readonly legacySources: Database<Buffer, Key>;
   private readonly digests: Database<string, Key>;
+  private readonly parts: Database<Buffer, Key>;
+  private readonly index: MessageIndex;
   /** The slots of the messages put under one id since the last putSource(): where its source goes. */
   private putting: { id: string; slots: Map<number, number> } | null = null;
 
@@ -34,6 +37,8 @@ export class MessageStore {
     this.sourceRefs = openDb<number>(root, 'raw_refs');
     this.legacySources = openDb<Buffer>(root, 'raw');
     this.digests = openDb<string>(root, 'message_digests');
+    this.parts = openDb<Buffer>(root, 'attachments');
+    this.index = messageIndexOf(root);
   }
 
   get(address: string, id: string): MessageRecord | undefined {
@@ -63,9 +68,9 @@ export class MessageStore {
   /**
    * Inside a transaction, right after put() of the `copies` new messages of this id (`inbox` is the
    * first of them): their raw source, stored once in each slot they were put in and counted there,
-   * so that it moves, replicates and drops with each of those slots.
+   * so that it moves, replicates and drops with each of those slots; so are its decoded `parts`.
    */
-  putSource(id: string, raw: Uint8Array, copies: number, inbox: string): void {
+  putSource(id: string, raw: Uint8Array, copies: number, inbox: string, parts?: readonly Uint8Array[]): void {
     const putting = this.putting;
     this.putting = null;
     const put = putting?.id === id ? [...putting.slots.values()].reduce((a, b) => a + b, 0) : 0;
@@ -76,7 +81,14 @@ export class MessageStore {
     for (const [slot, refs] of putting!.slots) {
       void this.sources.put([slot, id], bytes);
       if (refs > 1) void this.sourceRefs.put([slot, id], refs);
+      // Decoded attachments live and go with the source: a download reads its part, not a parse.
+      if (parts) parts.forEach((part, n) => void this.parts.put([slot, id, n], Buffer.from(part.buffer, part.byteOffset, part.byteLength)));
     }
+  }
+
+  /** The decoded bytes of attachment `n` as stored at ingest; undefined for mail stored before parts were kept. */
+  part(address: string, id: string, n: number): Buffer | undefined {
+    return this.parts.getBinary([slotOf(address), id, n]);
   }
 
   raw(address: string, id: string): Buffer | undefined {
@@ -95,11 +107,22 @@ export class MessageStore {
 
   /** Every message of an inbox and its share of their raw sources. */
   removeInbox(address: string): void {
-    for (const key of this.messages.getKeys(prefixRange(inSlot(address, address)))) {
-      void this.messages.remove(key);
-      this.releaseSource(address, (key as string[])[2]!);
+    while (this.removeInboxBatch(address, 10_000) > 0);
+  }
+
+  /**
+   * Inside a transaction: up to `max` of the inbox's messages (oldest first) with their digests
+   * and their share of the sources; the count removed (0: the inbox holds none now). A large inbox
+   * goes in several transactions, so no one transaction holds the shard's thread for long.
+   */
+  removeInboxBatch(address: string, max: number): number {
+    let removed = 0;
+    for (const key of this.messages.getKeys({ ...prefixRange(inSlot(address, address)), limit: max })) {
+      this.remove(address, (key as string[])[2]!);
+      removed++;
     }
-    for (const key of this.digests.getKeys(prefixRange(inSlot(address, address)))) void this.digests.remove(key);
+    if (removed === 0) for (const key of this.digests.getKeys({ ...prefixRange(inSlot(address, address)), limit: max })) void this.digests.remove(key);
+    return removed;
   }
 
   /**
@@ -113,7 +136,9 @@ export class MessageStore {
     const refs = counted ?? 1;
     if (refs > 2) void this.sourceRefs.put([slot, id], refs - 1);
     else if (counted !== undefined) void this.sourceRefs.remove([slot, id]);
-    if (refs <= 1) void this.sources.remove([slot, id]);
+    if (refs > 1) return;
+    void this.sources.remove([slot, id]);
+    for (const key of this.parts.getKeys({ start: [slot, id], end: [slot, id, Number.MAX_SAFE_INTEGER] })) void this.parts.remove(key);
   }
 
   /** Stored raw sources (one per slot that shares one). */
@@ -131,6 +156,22 @@ export class MessageStore {
     const range = { start: beforeId ? inSlot(address, address, beforeId) : end, end: start, reverse: true, ...(limit === undefined ? {} : { limit: limit + (beforeId ? 1 : 0) }) };
     for (const { key, value } of this.messages.getRange(range)) {
       if ((key as string[])[2] !== beforeId) yield value;
+    }
+  }
+
+  /** The inbox's unread messages, newest first, older than `beforeId` when given (an index: no scan of read ones). */
+  *unreadNewestFirst(address: string, beforeId: string | null): Generator<MessageRecord> {
+    for (const id of this.index.unread(address, beforeId)) {
+      const m = this.get(address, id);
+      if (m) yield m;
+    }
+  }
+
+  /** The inbox's messages with a code or a link newer than `sinceId`, oldest first (an index: no scan of the others). */
+  *codedAfter(address: string, sinceId: string): Generator<MessageRecord> {
+    for (const id of this.index.coded(address, sinceId)) {
+      const m = this.get(address, id);
+      if (m) yield m;
     }
   }
 

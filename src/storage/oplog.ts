@@ -10,9 +10,13 @@ import { SLOT_COUNT } from '../cluster/slots.js';
 import { isSlotBound, slotOfKey, type Key } from './keys.js';
 import { sharedStructures } from './record-structures.js';
 
-/** Entries are kept this long after they are written, then trimmed. */
+/** Entries are kept this long after they are written, then trimmed (where followers may need them: a cluster). */
 export const OPLOG_RETENTION_MS = 60 * 60 * 1000;
+/** How often the log is trimmed: a short retention (embedded mode, where nothing reads the log) trims often. */
 const TRIM_INTERVAL_MS = 60 * 1000;
+const SHORT_TRIM_INTERVAL_MS = 5 * 1000;
+/** Entries removed per event turn while trimming: a trim never holds the shard's thread for long. */
+const TRIM_BATCH = 2000;
 /** Above any sequence number (they are uint32 per slot). */
 const MAX_SEQ = 2 ** 32;
 
@@ -28,7 +32,7 @@ export interface OplogEntry {
 }
 
 /** Databases whose records are written once and never rewritten under the same key: logged by key. */
-const WRITTEN_ONCE = new Set(['raw_shared']);
+const WRITTEN_ONCE = new Set(['raw_shared', 'attachments']);
 
 /** The entry that logs a put: the value itself, or only its key for a record written once. */
 function putEntry(db: string, key: Key, value: unknown, at: number): OplogEntry {
@@ -51,10 +55,12 @@ export class Oplog {
   /** Called for each entry logged, inside its write transaction (the primary's replication). */
   onAppend: ((slot: number, seq: number) => void) | null = null;
   private readonly trimmer: NodeJS.Timeout;
+  private trimming = false;
   private readonly dbs = new Map<string, Database<unknown, Key>>();
   readonly db: Database<OplogEntry, Key>;
 
-  constructor(root: RootDatabase, private readonly now: () => number = Date.now) {
+  /** `retentionMs`: how long entries are kept (0: only each slot's newest, which keeps its sequence number). */
+  constructor(root: RootDatabase, private readonly now: () => number = Date.now, private readonly retentionMs = OPLOG_RETENTION_MS) {
     this.db = root.openDB<OplogEntry, Key>({ name: 'oplog', ...sharedStructures(root, 'oplog') });
     this.positions = root.openDB<ReplicaPosition, number>({ name: 'replica_positions' });
     for (let slot = 0; slot < SLOT_COUNT; slot++) {
@@ -63,7 +69,7 @@ export class Oplog {
       const position = this.positions.get(slot);
       if (position && position.seq > this.seqs[slot]!) this.seqs[slot] = position.seq;
     }
-    this.trimmer = setInterval(() => this.trim(), TRIM_INTERVAL_MS);
+    this.trimmer = setInterval(() => void this.trim(), retentionMs < TRIM_INTERVAL_MS ? SHORT_TRIM_INTERVAL_MS : TRIM_INTERVAL_MS);
     this.trimmer.unref();
   }
 
@@ -178,14 +184,42 @@ export class Oplog {
     return value === undefined ? { db, key, del: true, at } : { db, key, value, at };
   }
 
-  private trim(): void {
-    const cutoff = this.now() - OPLOG_RETENTION_MS;
-    for (let slot = 0; slot < SLOT_COUNT; slot++) {
-      for (const { key, value } of this.db.getRange({ start: [slot, 0], end: [slot, MAX_SEQ] })) {
-        // The newest entry stays: the slot's sequence number survives a restart.
-        if (value.at >= cutoff || (key as number[])[1] === this.seqs[slot]) break;
-        void this.db.remove(key);
+  /**
+   * Removes the entries older than the retention, except each slot's newest (the slot's sequence
+   * number survives a restart), in transactions of at most TRIM_BATCH removals, one per event turn
+   * at most, so a trim never holds the shard's thread for long. Resolves with the number removed.
+   */
+  async trim(): Promise<number> {
+    if (this.trimming) return 0;
+    this.trimming = true;
+    try {
+      const cutoff = this.now() - this.retentionMs;
+      let removed = 0;
+      let keys: Key[] = [];
+      const flush = async () => {
+        const run = keys;
+        keys = [];
+        await this.db.transaction(() => { for (const key of run) void this.db.remove(key); });
+        removed += run.length;
+      };
+      for (let slot = 0; slot < SLOT_COUNT; slot++) {
+        let full = true;
+        while (full) {
+          full = false;
+          for (const { key, value } of this.db.getRange({ start: [slot, 0], end: [slot, MAX_SEQ], limit: TRIM_BATCH - keys.length })) {
+            if (value.at > cutoff || (key as number[])[1] === this.seqs[slot]) break;
+            keys.push(key);
+          }
+          if (keys.length >= TRIM_BATCH) {
+            await flush();
+            full = true;
+          }
+        }
       }
+      if (keys.length > 0) await flush();
+      return removed;
+    } finally {
+      this.trimming = false;
     }
   }
 

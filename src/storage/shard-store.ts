@@ -10,6 +10,7 @@ import { DomainStore } from './domain-store.js';
 import { InboxStore } from './inbox-store.js';
 import { migrateKeyLayout } from './key-layout.js';
 import { registerHooks } from './keys.js';
+import { MessageIndex } from './message-index.js';
 import { MessageStore } from './message-store.js';
 import { Oplog } from './oplog.js';
 import { OutboxStore } from './outbox-store.js';
@@ -33,16 +34,22 @@ export interface ShardStore {
   close(): Promise<void>;
 }
 
-export function openShardStore(dir: string): ShardStore {
+export interface ShardStoreOptions {
+  /** How long oplog entries are kept (default OPLOG_RETENTION_MS); 0 where no follower reads the log (embedded mode). */
+  oplogRetentionMs?: number;
+}
+
+export function openShardStore(dir: string, options: ShardStoreOptions = {}): ShardStore {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const root = open({ path: dir, maxDbs: 32, mapSize: 2 ** 34, compression: false });
+  const root = open({ path: dir, maxDbs: 48, mapSize: 2 ** 34, compression: false });
   const migrated = migrateKeyLayout(root, dir);
   if (migrated) createLogger('info', 'storage').info({ dir, ...migrated }, 'data rewritten with slot-prefixed keys');
   // Before any store opens its databases: openDb() hooks each slot-bound one to the oplog, and the
   // databases looked up without their slot to the slot index.
-  const oplog = new Oplog(root);
-  registerHooks(root, oplog, new SlotIndex(root));
-  return {
+  const oplog = new Oplog(root, Date.now, options.oplogRetentionMs);
+  const derived = new MessageIndex(root);
+  registerHooks(root, oplog, new SlotIndex(root), derived);
+  const store = {
     accounts: new AccountStore(root),
     tokens: new TokenStore(root),
     inboxes: new InboxStore(root),
@@ -57,5 +64,8 @@ export function openShardStore(dir: string): ShardStore {
       oplog.close();
       return root.close();
     },
-  };
+  } satisfies ShardStore;
+  const indexed = derived.buildOnce(root, (name) => oplog.database(name));
+  if (indexed > 0) createLogger('info', 'storage').info({ dir, records: indexed }, 'message and inbox indexes built');
+  return store;
 }

@@ -109,6 +109,7 @@ const ACTOR_STORES: Record<string, string[]> = {
   'account-actor.ts': ['accounts'],
   'oauth-actor.ts': ['tokens'],
   'inbox-actor.ts': ['inboxes', 'messages'],
+  'inbox-reclaimer.ts': ['inboxes', 'messages'],
   'domain-actor.ts': ['domains'],
   'webhook-actor.ts': ['webhooks', 'outbox'],
   'shard-actors.ts': ['inboxes', 'messages'],

@@ -40,6 +40,8 @@ export function opsRoutes(router: Router, deps: Deps, metrics: Metrics, otherThr
       const stats = await deps.cluster.broadcast({ type: 'shard.stats' }, { timeoutMs: 2000 }).catch(() => []);
       metrics.parkedWaiters.set(stats.reduce((n, s) => n + s.parked_waiters, 0));
       metrics.oauthRecords.set(stats.reduce((n, s) => n + s.oauth_records, 0));
+      metrics.storedMessages.set(stats.reduce((n, s) => n + s.messages, 0));
+      metrics.reclaimPending.set(stats.reduce((n, s) => n + (s.reclaim_pending ?? 0), 0));
       metrics.openSessions.set(stats.reduce((n, s) => n + s.open_sessions, 0));
       const commands = new Map<string, number>();
       for (const s of stats) for (const [type, n] of Object.entries(s.commands)) commands.set(type, (commands.get(type) ?? 0) + n);

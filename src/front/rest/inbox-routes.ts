@@ -60,8 +60,13 @@ export function inboxRoutes(router: Router, deps: Deps): void {
       ok(ex, 200, { data: await inboxes.updateInbox(deps, who, address(ex), { require_auth: body.require_auth }) });
     })
     .add('get', '/v1/inboxes', async (ex) => {
-      const data = await admitRestAndRead(deps, ex, (who) => inboxes.listInboxes(deps, who));
-      ok(ex, 200, { count: data.length, data });
+      const page = await admitRestAndRead(deps, ex, (who) => {
+        const limit = intInRange(ex.query.get('limit'), 'limit', 1, inboxes.INBOX_PAGE_MAX, inboxes.INBOX_PAGE_MAX);
+        if (!Number.isInteger(limit)) fail('invalid_parameter', `limit must be a whole number from 1 to ${inboxes.INBOX_PAGE_MAX}`, { param: 'limit' });
+        return inboxes.listInboxPage(deps, who, limit, inboxes.decodeInboxCursor(ex.query.get('cursor')));
+      });
+      // `next_cursor` only where another page follows, as `next_before` on message lists.
+      ok(ex, 200, page.next_cursor === null ? { count: page.data.length, data: page.data } : { count: page.data.length, data: page.data, next_cursor: page.next_cursor });
     })
     .add('get', '/v1/inboxes/:address', async (ex) => {
       ok(ex, 200, { data: await admitRestAndRead(deps, ex, (who) => inboxes.getInbox(deps, who, address(ex))) });
