@@ -9,6 +9,7 @@ import { findWrk } from './lib/http-load.js';
 import { Mailcue } from './lib/mailcue.js';
 import { benchSession, CORES, git, stopAll } from './lib/proc.js';
 import { evaluateTargets, formatTables } from './lib/report.js';
+import { writePerformanceDocs } from './lib/docs-writer.js';
 import { runScenario } from './lib/run-scenario.js';
 import type { Context, Scenario, ScenarioResult } from './lib/scenario.js';
 import { makeTls, type TlsFiles } from './lib/tls.js';
@@ -20,12 +21,16 @@ import { parkedWaiters } from './scenarios/parked-waiters.js';
 import { peerMaildev } from './scenarios/peer-maildev.js';
 import { smtpIngest, smtpIngestLarge } from './scenarios/smtp-ingest.js';
 import { wakeLatency } from './scenarios/wake-latency.js';
+import { inboxSize } from './scenarios/inbox-size.js';
+import { deleteLargeInbox } from './scenarios/delete-large-inbox.js';
+import { accounts } from './scenarios/accounts.js';
+import { parked } from './scenarios/parked.js';
 import { webhookDelivery } from './scenarios/webhook-delivery.js';
 
 /** In run order. The SMTP scenarios fill the read inboxes the read scenarios use. Scenarios that
  * start their own servers (parked-waiters, peer-maildev) run after the shared Mailcue is stopped. */
 const SHARED: Scenario[] = [floorUws, floorUwsShard, floorGrpc, floorSmtp, floorSmtpShard, smtpIngest, smtpIngestLarge, restGetLatest, mcpGetLatest, wakeLatency, webhookDelivery];
-const OWN: Scenario[] = [parkedWaiters, peerMaildev];
+const OWN: Scenario[] = [parkedWaiters, peerMaildev, inboxSize, deleteLargeInbox, accounts, parked];
 const READ_INBOXES = 1000;
 const RESULTS = path.resolve('bench/results/latest.json');
 
@@ -42,9 +47,11 @@ function serviceEnv(): Record<string, string> {
 
 function parseArgs(argv: string[]) {
   const quick = argv.includes('--quick');
+  // A full run records its figures in docs/performance.md; a quick one only when asked (`--docs`).
+  const docs = argv.includes('--docs') || (!quick && !argv.includes('--no-docs'));
   const i = argv.indexOf('--only');
   const only = i >= 0 ? new Set(argv[i + 1]?.split(',')) : null;
-  return { quick, only };
+  return { quick, only, docs };
 }
 
 function wrkVersion(wrk: string): string {
@@ -58,7 +65,7 @@ function wrkVersion(wrk: string): string {
 }
 
 async function main(): Promise<void> {
-  const { quick, only } = parseArgs(process.argv.slice(2));
+  const { quick, only, docs } = parseArgs(process.argv.slice(2));
   if (!existsSync('dist/cli/main.js')) throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
   const { started, log, tmp } = benchSession('bench', 5);
   const results = new Map<string, ScenarioResult>();
@@ -113,7 +120,10 @@ async function main(): Promise<void> {
   writeFileSync(RESULTS, JSON.stringify(report, null, 2) + '\n');
   console.log(`\nMailcue bench (${quick ? 'quick' : 'full'}) · commit ${report.commit.slice(0, 10)}${report.dirty ? '+dirty' : ''} · node ${report.node} · ${report.cpu} · ${report.http_generator}\n`);
   console.log(formatTables(ordered, targets));
-  console.log(`\nwrote ${path.relative(process.cwd(), RESULTS)} in ${report.wall_s} s`);
+  const dated = path.resolve(`bench/results/run-${report.date.replace(/[:.]/g, '-')}-${report.commit.slice(0, 10)}.json`);
+  writeFileSync(dated, JSON.stringify(report, null, 2) + '\n');
+  if (docs) console.log(`wrote ${path.relative(process.cwd(), writePerformanceDocs(report, ordered, targets))}`);
+  console.log(`\nwrote ${path.relative(process.cwd(), RESULTS)} and ${path.relative(process.cwd(), dated)} in ${report.wall_s} s`);
   if (ordered.some((r) => r.error)) process.exitCode = 1;
 }
 
@@ -127,6 +137,9 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 // runs on import and exits on its own).
 if (process.argv.slice(2).includes('chaos')) {
   await import('./tools/chaos.js');
+} else if (process.argv.slice(2).includes('soak')) {
+  // `npm run bench -- soak [--quick]`: data dir against live data over time (bench/tools/soak.ts).
+  await import('./tools/soak.js');
 } else {
   main().catch(async (err: unknown) => {
     console.error(`bench: ${(err as Error).stack ?? String(err)}`);

@@ -10,7 +10,7 @@ import { freePort, jsonRequest, mapLimit } from './net-util.js';
 import { start, stop, waitFor, type Child } from './proc.js';
 
 const CLI = path.resolve('dist/cli/main.js');
-const READY_TIMEOUT_MS = 60_000;
+const READY_TIMEOUT_MS = 120_000;
 
 /** Plan numbers high enough that no limit shapes a figure. */
 export const LIFTED_PLANS = {
@@ -56,7 +56,32 @@ export class Mailcue {
     /** The environment every service process got (addShard() starts one more with it). */
     private readonly env: Record<string, string> = {},
     private readonly nodeArgs: string[] = [],
+    /** Starts each process of `processes` again, in order, with the same arguments and ports (restart()). */
+    private readonly launchers: (() => Child)[] = [],
   ) {}
+
+  /** The data dir every process of an embedded Mailcue uses. */
+  get dataDir(): string {
+    return path.join(this.dir, 'data');
+  }
+
+  /**
+   * Stops every process (the data dir stays), runs `between` (e.g. seeding the stopped data dir
+   * through the storage layer), and starts them again on the same ports.
+   */
+  async restart(between: () => Promise<void> = async () => {}): Promise<void> {
+    if (this.launchers.length !== this.processes.length) throw new Error('restart() needs a Mailcue started by start() without added shards');
+    for (const p of [...this.processes].reverse()) await stop(p, 10_000);
+    await between();
+    this.launchers.forEach((launch, i) => (this.processes[i] = launch()));
+    for (const e of this.endpoints) {
+      await waitFor(`Mailcue ready again at ${e.base}`, async () => {
+        const dead = this.processes.find((p) => p.exited);
+        if (dead) throw Object.assign(new Error(`${dead.name} exited (${dead.exitCode}): ${dead.output.slice(-10).join('\n')}`), { fatal: true });
+        return (await fetch(`${e.base}/readyz`, { signal: AbortSignal.timeout(2000) })).status === 200;
+      }, READY_TIMEOUT_MS, 100);
+    }
+  }
 
   /** The etcd key prefix of a cluster started with `etcd`. */
   get etcdPrefix(): string | undefined {
@@ -101,6 +126,7 @@ export class Mailcue {
     };
     const node = (...args: string[]) => [...(opts.nodeArgs ?? []), CLI, ...args];
     const processes: Child[] = [];
+    const launchers: (() => Child)[] = [];
     const endpoints: Endpoint[] = [];
     let layout: string;
     /** A process with a front tier (`serve` or `front`) on free ports; `poolThreads` null keeps the default. */
@@ -111,7 +137,9 @@ export class Mailcue {
       const base = `http://127.0.0.1:${httpPort}`;
       const env: Record<string, string> = { ...baseEnv, MAILCUE_HTTP_PORT: String(httpPort), MAILCUE_SMTP_PORT: String(smtpPort), MAILCUE_OPS_PORT: String(opsPort), MAILCUE_PUBLIC_URL: base };
       if (poolThreads !== null) env.MAILCUE_POOL_THREADS = String(poolThreads);
-      processes.push(start(name, 'node', node(...args), { env }));
+      const launch = () => start(name, 'node', node(...args), { env });
+      launchers.push(launch);
+      processes.push(launch());
       endpoints.push({ httpPort, smtpPort, base, ops: `http://127.0.0.1:${opsPort}` });
     };
     try {
@@ -131,12 +159,14 @@ export class Mailcue {
         for (let id = 0; id < shardCount; id++) {
           const sock = path.join(dir, `shard-${id}.sock`);
           map.push(`${id}=unix:${sock}`);
-          processes.push(start(`mailcue-shard-${id}`, 'node', node('shard', '--id', String(id), '--listen', `unix:${sock}`, '--data', path.join(dir, 'data', `shard-${id}`)), { env: baseEnv }));
+          const launch = () => start(`mailcue-shard-${id}`, 'node', node('shard', '--id', String(id), '--listen', `unix:${sock}`, '--data', path.join(dir, 'data', `shard-${id}`)), { env: baseEnv });
+          launchers.push(launch);
+          processes.push(launch());
         }
         for (let f = 0; f < fronts; f++) await frontTier(`mailcue-front-${f}`, ['front', '--shards', map.join(',')], opts.frontPoolThreads ?? 1);
         layout = `cluster: ${fronts} front + ${shardCount} shard processes`;
       }
-      const mc = new Mailcue(dir, adminToken, processes, endpoints, layout, baseEnv, opts.nodeArgs ?? []);
+      const mc = new Mailcue(dir, adminToken, processes, endpoints, layout, baseEnv, opts.nodeArgs ?? [], opts.etcd ? [] : launchers);
       for (const e of endpoints) {
         await waitFor(`Mailcue ready at ${e.base}`, async () => {
           const dead = processes.find((p) => p.exited);

@@ -1,7 +1,7 @@
 // What a scenario is (data: a name, full and quick parameters, a time cap; and a run function) and
 // what it reports, plus the measuring helper every scenario uses: peak RSS by process, server CPU.
 import type { Mailcue } from './mailcue.js';
-import { CORES, cpuSeconds, machineBusySeconds, RssSampler } from './proc.js';
+import { CORES, cpuSeconds, machineBusySeconds, RssSampler, treeCpuSeconds } from './proc.js';
 import { round, type Percentiles } from './stats.js';
 import type { TlsFiles } from './tls.js';
 
@@ -51,6 +51,8 @@ export interface Measured<T> {
   server_cpu_s: number;
   /** CPU seconds the whole machine was busy (every process, kernel included). */
   machine_cpu_s: number;
+  /** CPU seconds of the bench's own process tree (runner, generators, services). */
+  tree_cpu_s: number;
   wall_s: number;
 }
 
@@ -60,13 +62,14 @@ export async function measure<T>(procs: () => ReadonlyArray<{ name: string; pid:
   const pids = procs().map((p) => p.pid);
   const cpu0 = pids.reduce((s, pid) => s + cpuSeconds(pid), 0);
   const machine0 = machineBusySeconds();
+  const tree0 = treeCpuSeconds();
   const t0 = performance.now();
   try {
     const value = await fn();
     const wall = (performance.now() - t0) / 1000;
     return {
       value, peak_rss_mb: sampler.stop(), server_cpu_s: round(pids.reduce((s, pid) => s + cpuSeconds(pid), 0) - cpu0),
-      machine_cpu_s: round(machineBusySeconds() - machine0), wall_s: round(wall),
+      machine_cpu_s: round(machineBusySeconds() - machine0), tree_cpu_s: round(treeCpuSeconds() - tree0), wall_s: round(wall),
     };
   } finally {
     sampler.stop();
@@ -80,11 +83,12 @@ export function cpuShare(cpuS: number | undefined, seconds: number): number | nu
 }
 
 /**
- * CPU the rest of the machine used in the window (other sessions' jobs, the bench runner, the
- * kernel's share not charged to a process): a noise indicator; above ~0.2 cores, rerun.
+ * CPU other processes used in the window: the machine's busy time (/proc/stat) minus the bench's
+ * own process tree (runner, generators, services). Above 0.2 cores the run gives no verdict.
+ * `_clientCpuS` is kept for callers; the generators are in the tree.
  */
-export function foreignCores(m: Measured<unknown>, clientCpuS: number | undefined): number {
-  return Math.max(0, round((m.machine_cpu_s - m.server_cpu_s - (clientCpuS ?? 0)) / m.wall_s, 2));
+export function foreignCores(m: Measured<unknown>, _clientCpuS?: number): number {
+  return Math.max(0, round((m.machine_cpu_s - m.tree_cpu_s) / m.wall_s, 2));
 }
 
 export function cores(cpuS: number, seconds: number): number {
