@@ -52,9 +52,9 @@ if (kind === 'uws') {
       res.onAborted(() => {
         aborted = true;
       });
-      shards[turn++ & 1]!.call<string>({ type: 'message.list_view' } as never).then(
+      shards[turn++ & 1]!.call({ type: 'message.list_view' } as never).then(
         (body) => {
-          if (!aborted) res.cork(() => res.writeHeader('Content-Type', 'application/json; charset=utf-8').end(body));
+          if (!aborted) res.cork(() => res.writeHeader('Content-Type', 'application/json; charset=utf-8').end(body as string));
         },
         () => {
           if (!aborted) res.cork(() => res.writeStatus('500 Internal Server Error').end());
