@@ -43,6 +43,7 @@ export class InboxesView {
       this.cursors = [];
       this.query = '';
       this.messages = [];
+      this.nextBefore = null;
     }
     await Promise.all([
       this.inboxes === null || inboxChanged || reload ? this.loadInboxes() : Promise.resolve(this.renderInboxes()),
@@ -118,6 +119,8 @@ export class InboxesView {
   }
 
   private readonly messagesLoad = new Latest();
+  /** Where the next older page starts (the list's `next_before`); null at the end of the inbox. */
+  private nextBefore: string | null = null;
 
   private async loadMessages(): Promise<void> {
     const inbox = this.openInbox;
@@ -128,9 +131,11 @@ export class InboxesView {
     if (before) params.set('before', before);
     if (this.query) params.set('q', this.query);
     try {
-      const { data } = await api<{ data: Summary[] }>('GET', `/v1/inboxes/${enc(inbox)}/messages?${params}`);
+      const { data, next_before } = await api<{ data: Summary[]; next_before?: string }>('GET', `/v1/inboxes/${enc(inbox)}/messages?${params}`);
       if (!newest()) return;
       this.messages = data;
+      // A search reads a bounded part of the inbox per request: it may end a page early and say where to go on.
+      this.nextBefore = next_before ?? null;
     } catch (err) {
       if (!newest()) return;
       showError(errorText(err));
@@ -185,7 +190,7 @@ export class InboxesView {
     const page = this.cursors.length;
     const pager = h('div', { class: 'pager' },
       page > 0 ? h('button', { type: 'button', id: 'newer', onclick: () => { this.cursors.pop(); void this.loadMessages(); } }, 'Newer') : null,
-      this.messages.length === PAGE ? h('button', { type: 'button', id: 'older', onclick: () => { this.cursors.push(this.messages.at(-1)!.id); void this.loadMessages(); } }, 'Older') : null);
+      this.nextBefore ? h('button', { type: 'button', id: 'older', onclick: () => { this.cursors.push(this.nextBefore!); void this.loadMessages(); } }, 'Older') : null);
     const empty = this.query
       ? h('p', { class: 'empty muted' }, `No message matches “${this.query}”.`)
       : h('div', { class: 'empty' }, h('p', {}, 'No messages yet. New mail shows here as it arrives. Send one over SMTP:'), h('pre', { id: 'smtp-command' }, smtpCommand(inbox)));
