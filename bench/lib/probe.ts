@@ -27,8 +27,18 @@ export async function get(base: string, path: string, key: string, expect = 200)
   return body.length;
 }
 
-/** `count` GETs of `paths` round-robin, `concurrency` at a time; server CPU measured around them. */
-export async function probe(mc: Mailcue, key: string, paths: string[], count: number, concurrency = 4): Promise<ProbeResult> {
+/** Server CPU an idle Mailcue uses (timers, trims, GC): subtracted from a probe's, which runs at a low rate. */
+async function idleCores(mc: Mailcue, ms: number): Promise<number> {
+  const m = await measure(() => mc.pids, () => new Promise((resolve) => setTimeout(resolve, ms)));
+  return m.wall_s > 0 ? m.server_cpu_s / m.wall_s : 0;
+}
+
+/**
+ * `count` GETs of `paths` round-robin, `concurrency` at a time; server CPU measured around them,
+ * less what the idle server used over as long (measured for `idleMs` just before).
+ */
+export async function probe(mc: Mailcue, key: string, paths: string[], count: number, concurrency = 4, idleMs = 1000): Promise<ProbeResult> {
+  const idle = idleMs > 0 ? await idleCores(mc, idleMs) : 0;
   const latencies: number[] = [];
   let bytes = 0;
   let next = 0;
@@ -43,7 +53,7 @@ export async function probe(mc: Mailcue, key: string, paths: string[], count: nu
     }));
   });
   return {
-    requests: count, ...percentiles(latencies), cpu_us: Math.round((m.server_cpu_s / count) * 1e6), server_cpu_cores: cores(m.server_cpu_s, m.wall_s),
+    requests: count, ...percentiles(latencies), cpu_us: Math.max(0, Math.round(((m.server_cpu_s - idle * m.wall_s) / count) * 1e6)), server_cpu_cores: cores(m.server_cpu_s, m.wall_s),
     foreign_cpu_cores: foreignCores(m), bytes: Math.round(bytes / count),
   };
 }

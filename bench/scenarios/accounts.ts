@@ -26,7 +26,7 @@ export const accounts: Scenario<Params> = {
   title: '10 and 10,000 accounts × 10 inboxes: REST GET …/messages?limit=1 over one inbox of every account, each with its own key',
   full: { levels: [10, 10_000], inboxesPerAccount: 10, connections: 64, durationS: 10, warmupS: 3 },
   quick: { levels: [10, 200], inboxesPerAccount: 10, connections: 64, durationS: 2, warmupS: 1 },
-  timeLimitS: (quick) => (quick ? 120 : 900),
+  timeLimitS: (quick) => (quick ? 300 : 1200),
   async run(ctx, p) {
     const mc = await Mailcue.start({ nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) });
     try {

@@ -26,7 +26,7 @@ export const deleteLargeInbox: Scenario<Params> = {
   title: 'DELETE an inbox of 100,000 messages while 2 readers read another inbox on the same shard: reader p99',
   full: { messages: 100_000, readers: 2, baselineMs: 2000, maxReclaimMs: 240_000 },
   quick: { messages: 5000, readers: 2, baselineMs: 500, maxReclaimMs: 30_000 },
-  timeLimitS: (quick) => (quick ? 90 : 420),
+  timeLimitS: (quick) => (quick ? 300 : 900),
   async run(ctx, p) {
     const mc = await Mailcue.start({ nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) });
     try {

@@ -26,7 +26,7 @@ export const inboxSize: Scenario<Params> = {
   title: 'one inbox at 100 / 10,000 / 100,000 messages: list, q, unread_only, since wait, attachment download; server CPU per request',
   full: { sizes: [100, 10_000, 100_000], requests: 400, warmup: 50 },
   quick: { sizes: [100, 1000, 5000], requests: 40, warmup: 10 },
-  timeLimitS: (quick) => (quick ? 120 : 600),
+  timeLimitS: (quick) => (quick ? 400 : 1200),
   async run(ctx, p) {
     const mc = await Mailcue.start({ nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) });
     try {
@@ -62,7 +62,7 @@ export const inboxSize: Scenario<Params> = {
         }
         const point: Record<string, number | null> = {};
         for (const op of OPS) {
-          await probe(mc, key, [paths[op]], p.warmup);
+          await probe(mc, key, [paths[op]], p.warmup, 4, 0);
           const r: ProbeResult = await probe(mc, key, [paths[op]], p.requests);
           point[`${op}_cpu_us`] = r.cpu_us;
           point[`${op}_p50_ms`] = r.p50_ms;

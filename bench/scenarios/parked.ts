@@ -34,7 +34,7 @@ export const parked: Scenario<Params> = {
   title: '10,000 and 100,000 parked REST long-polls: bytes per waiter (RSS, all processes) and wake p99 of probe inboxes',
   full: { levels: [10_000, 100_000], bulkInboxes: 10_000, probes: 300 },
   quick: { levels: [1000, 4000], bulkInboxes: 1000, probes: 100 },
-  timeLimitS: (quick) => (quick ? 120 : 600),
+  timeLimitS: (quick) => (quick ? 300 : 900),
   async run(ctx, p) {
     const max = Math.max(...p.levels) + p.probes * p.levels.length;
     const budget = hardNofile() - FD_RESERVE;

@@ -22,7 +22,7 @@ const WAIT_ANSWER_MARGIN_MS = 1_000;
  * of a large inbox answers what it found so far and where to go on (`next_before`), so its cost
  * stays flat however large the inbox grows (issue 37).
  */
-export const LIST_SCAN_MAX = 2_000;
+export const LIST_SCAN_MAX = 200;
 
 export class InboxActor {
   /** Run inside the delivery transaction (the webhook outbox commits with the message). */

@@ -36,7 +36,9 @@ export class MessageIndex {
     const messages = name === 'messages';
     (target as unknown as { put: unknown }).put = (key: Key, value: V, ...rest: unknown[]) => {
       if (messages) this.message(key as Parts, value as MessageRecord);
-      else this.inbox(key, value as InboxRecord);
+      // An inbox's entry never changes (account, creation time and address are fixed): only its
+      // first put writes it, not the counter updates of every delivery.
+      else if (!target.doesExist(key)) this.inbox(key, value as InboxRecord);
       return put(key, value, ...rest);
     };
     (target as unknown as { remove: unknown }).remove = (key: Key, ...rest: unknown[]) => {

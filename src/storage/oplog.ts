@@ -55,7 +55,7 @@ export class Oplog {
   /** Called for each entry logged, inside its write transaction (the primary's replication). */
   onAppend: ((slot: number, seq: number) => void) | null = null;
   private readonly trimmer: NodeJS.Timeout;
-  private trimming = false;
+  private trimming: Promise<number> | null = null;
   private readonly dbs = new Map<string, Database<unknown, Key>>();
   readonly db: Database<OplogEntry, Key>;
 
@@ -189,38 +189,38 @@ export class Oplog {
    * number survives a restart), in transactions of at most TRIM_BATCH removals, one per event turn
    * at most, so a trim never holds the shard's thread for long. Resolves with the number removed.
    */
-  async trim(): Promise<number> {
-    if (this.trimming) return 0;
-    this.trimming = true;
-    try {
-      const cutoff = this.now() - this.retentionMs;
-      let removed = 0;
-      let keys: Key[] = [];
-      const flush = async () => {
-        const run = keys;
-        keys = [];
-        await this.db.transaction(() => { for (const key of run) void this.db.remove(key); });
-        removed += run.length;
-      };
-      for (let slot = 0; slot < SLOT_COUNT; slot++) {
-        let full = true;
-        while (full) {
-          full = false;
-          for (const { key, value } of this.db.getRange({ start: [slot, 0], end: [slot, MAX_SEQ], limit: TRIM_BATCH - keys.length })) {
-            if (value.at > cutoff || (key as number[])[1] === this.seqs[slot]) break;
-            keys.push(key);
-          }
-          if (keys.length >= TRIM_BATCH) {
-            await flush();
-            full = true;
-          }
+  trim(): Promise<number> {
+    // One trim at a time: a call during the timer's trim waits for that one.
+    this.trimming ??= this.trimOnce().finally(() => (this.trimming = null));
+    return this.trimming;
+  }
+
+  private async trimOnce(): Promise<number> {
+    const cutoff = this.now() - this.retentionMs;
+    let removed = 0;
+    let keys: Key[] = [];
+    const flush = async () => {
+      const run = keys;
+      keys = [];
+      await this.db.transaction(() => { for (const key of run) void this.db.remove(key); });
+      removed += run.length;
+    };
+    for (let slot = 0; slot < SLOT_COUNT; slot++) {
+      let full = true;
+      while (full) {
+        full = false;
+        for (const { key, value } of this.db.getRange({ start: [slot, 0], end: [slot, MAX_SEQ], limit: TRIM_BATCH - keys.length })) {
+          if (value.at > cutoff || (key as number[])[1] === this.seqs[slot]) break;
+          keys.push(key);
+        }
+        if (keys.length >= TRIM_BATCH) {
+          await flush();
+          full = true;
         }
       }
-      if (keys.length > 0) await flush();
-      return removed;
-    } finally {
-      this.trimming = false;
     }
+    if (keys.length > 0) await flush();
+    return removed;
   }
 
   close(): void {

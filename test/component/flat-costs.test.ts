@@ -146,8 +146,9 @@ test('flat costs - with no follower to feed, the oplog is trimmed to each slot n
   const seq = store.oplog.seq(slot);
   t.true(seq > 100, 'every write was logged');
   await new Promise((resolve) => setTimeout(resolve, 5));
-  const removed = await store.oplog.trim();
-  t.true(removed >= seq - 1);
+  // The shard's own timer may be trimming already: a second call runs after it, over every entry.
+  await store.oplog.trim();
+  await store.oplog.trim();
   const left = [...store.oplog.db.getKeys({ start: [slot, 0], end: [slot, 2 ** 32] })];
   t.deepEqual(left, [[slot, seq]], 'the newest entry keeps the sequence number');
   t.is(store.oplog.seq(slot), seq);
