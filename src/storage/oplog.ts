@@ -56,6 +56,7 @@ export class Oplog {
   onAppend: ((slot: number, seq: number) => void) | null = null;
   private readonly trimmer: NodeJS.Timeout;
   private trimming: Promise<number> | null = null;
+  private closed = false;
   private readonly dbs = new Map<string, Database<unknown, Key>>();
   readonly db: Database<OplogEntry, Key>;
 
@@ -69,7 +70,7 @@ export class Oplog {
       const position = this.positions.get(slot);
       if (position && position.seq > this.seqs[slot]!) this.seqs[slot] = position.seq;
     }
-    this.trimmer = setInterval(() => void this.trim(), retentionMs < TRIM_INTERVAL_MS ? SHORT_TRIM_INTERVAL_MS : TRIM_INTERVAL_MS);
+    this.trimmer = setInterval(() => void this.trim().catch(() => 0), retentionMs < TRIM_INTERVAL_MS ? SHORT_TRIM_INTERVAL_MS : TRIM_INTERVAL_MS);
     this.trimmer.unref();
   }
 
@@ -205,7 +206,7 @@ export class Oplog {
       await this.db.transaction(() => { for (const key of run) void this.db.remove(key); });
       removed += run.length;
     };
-    for (let slot = 0; slot < SLOT_COUNT; slot++) {
+    for (let slot = 0; slot < SLOT_COUNT && !this.closed; slot++) {
       let full = true;
       while (full) {
         full = false;
@@ -223,8 +224,11 @@ export class Oplog {
     return removed;
   }
 
-  close(): void {
+  /** Stops trimming; resolves once a trim in progress has stopped (before the env closes under it). */
+  close(): Promise<void> {
     clearInterval(this.trimmer);
+    this.closed = true;
+    return (this.trimming ?? Promise.resolve(0)).then(() => undefined, () => undefined);
   }
 }
 

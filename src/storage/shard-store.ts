@@ -60,10 +60,8 @@ export function openShardStore(dir: string, options: ShardStoreOptions = {}): Sh
     oplog,
     transaction: (work) => root.transaction(work),
     committed: () => root.committed,
-    close: () => {
-      oplog.close();
-      return root.close();
-    },
+    // A trim in progress stops first: the env must not close under it.
+    close: () => oplog.close().then(() => root.close()),
   } satisfies ShardStore;
   const indexed = derived.buildOnce(root, (name) => oplog.database(name));
   if (indexed > 0) createLogger('info', 'storage').info({ dir, records: indexed }, 'message and inbox indexes built');
