@@ -1,14 +1,26 @@
 // AccountActor: plan, API key, credits and the per-minute windows of one account. It is the single
 // place where admission is decided, so every front tier in front of the same shards enforces one
 // shared limit. Records are cached in memory because admission must read its own writes at once.
+// Its scoped keys (account-keys.ts) and open sessions (account-sessions.ts) are kept beside it.
 import { sessionCap, type Plan } from '../config/plans.js';
 import { fail } from '../errors/registry.js';
 import { hashesEqual, sha256Hex } from '../security/credentials.js';
-import type { LeaseReturn, Meter, SessionTerms } from '../contract/commands.js';
+import type { LeaseReturn, Meter } from '../contract/commands.js';
 import type { CommandOf, FamilyOf, Handlers } from '../contract/command-table.js';
+import { scopeOf, type KeyScope, type ScopedKeyRecord } from '../contract/keys.js';
 import type { ActorContext } from './context.js';
 import { toAccountView, type AccountRecord, type AccountView } from '../contract/model.js';
 import type { AccountNotice, Admission, AdmissionLease } from '../contract/results.js';
+import { releaseDomain, reserveDomain } from './account-domains.js';
+import { AccountKeys } from './account-keys.js';
+import { AccountSessions } from './account-sessions.js';
+import { leaseSize, toolLeaseSize } from './lease-size.js';
+
+/** What admission needs of a live access token: the scoped key that granted it, if one did. */
+export interface TokenGrant {
+  key_id?: string;
+  key_generation?: number;
+}
 
 interface Window {
   minute: number;
@@ -27,45 +39,15 @@ export function utcMonth(ms: number): string {
 /** Credit counters reach disk at most this often: a crash forgets at most this much metering. */
 const CREDIT_FLUSH_MS = 250;
 
-/**
- * A lease takes at most this share of what is left of a limit. What a front holds unspent is
- * counted, so another front may be refused up to that much early; near the limit leases shrink to
- * nothing and admission is exact again.
- */
-const LEASE_SHARE = 64;
-/** Smaller leases are not granted: they would save less than they cost to track. */
-const LEASE_MIN = 2;
-
-/** How many of `want` admissions a lease may take from `left` (0 when none is wanted). */
-export function leaseSize(want: number, left: number): number {
-  const granted = Math.min(want, Math.floor(left / LEASE_SHARE));
-  return granted >= LEASE_MIN ? granted : 0;
-}
-
-/** A lease of tool calls holds their credits too, at the asking call's multiplier: both limits bound it. */
-function toolLeaseSize(want: number, opsLeft: number, creditsLeft: number, multiplier: number): number {
-  if (multiplier <= 0) return 0;
-  const granted = Math.min(leaseSize(want, opsLeft), Math.floor(leaseSize(want * multiplier, creditsLeft) / multiplier));
-  return granted >= LEASE_MIN ? granted : 0;
-}
-
-interface OpenSession {
-  seen: number;
-  idleMs: number;
-  terms: SessionTerms;
-}
-
 export class AccountActor {
   private readonly cache = new Map<string, AccountRecord>();
   private readonly windows = new Map<string, Window>();
   private readonly dirty = new Set<string>();
   private flushTimer: NodeJS.Timeout | null = null;
   private month = { until: 0, name: '' };
-  /**
-   * Open agent-tool sessions per account: session id → last activity (ms), idle limit, and the terms
-   * any front needs to serve a session another front opened.
-   */
-  private readonly sessions = new Map<string, Map<string, OpenSession>>();
+  /** Open agent-tool sessions per account. */
+  readonly sessions: AccountSessions;
+  readonly keys: AccountKeys;
 
   /**
    * Told after a rotation or plan change has committed, and when a session ends; the shard server
@@ -73,11 +55,14 @@ export class AccountActor {
    */
   readonly changed: ((notice: AccountNotice) => void)[] = [];
 
-  /** OAuth access tokens live with their account on this shard; the OAuth actor owns them. */
+  /** OAuth access tokens live with their account on this shard; the OAuth actor owns them and answers a live one's grant. */
   constructor(
     private readonly ctx: ActorContext,
-    private readonly accessTokenValid: (accountId: string, hash: string, generation: number) => boolean,
-  ) {}
+    private readonly accessToken: (accountId: string, hash: string, generation: number) => TokenGrant | null,
+  ) {
+    this.sessions = new AccountSessions(ctx.now);
+    this.keys = new AccountKeys((id) => this.load(id), (id, change, notice) => this.write(id, change, notice), ctx.now);
+  }
 
   /** The account actor's part of the dispatch table (src/contract/command-table.ts). */
   readonly handlers: Handlers<FamilyOf<'account'>> = {
@@ -86,7 +71,7 @@ export class AccountActor {
     'account.set_plan': (cmd) => this.update(cmd.accountId, (r) => ({ ...r, plan: cmd.plan }), 'plan'),
     'account.rotate_key': (cmd) => {
       // A new generation revokes every token, code and session of the old key at once (DESIGN §7).
-      this.sessions.delete(cmd.accountId);
+      this.sessions.closeAccount(cmd.accountId);
       return this.update(
         cmd.accountId,
         (r) => ({ ...r, key_hash: sha256Hex(cmd.key), key_sealed: this.ctx.sealer.seal(cmd.key), key_generation: generationOf(r) + 1 }),
@@ -95,30 +80,29 @@ export class AccountActor {
     },
     'account.admit': (cmd) => {
       if (cmd.returned) this.takeBack(cmd.accountId, cmd.returned);
-      if (cmd.session) this.touchSession(cmd.accountId, cmd.session);
+      if (cmd.session) this.sessions.touch(cmd.accountId, cmd.session);
       return this.admit(cmd.accountId, cmd.credentialHash, cmd.credential, cmd.meter, cmd.lease ?? 0);
     },
     'account.lease_return': (cmd) => {
       this.takeBack(cmd.accountId, cmd.returned);
       return null;
     },
-    'account.session_open': (cmd) => this.openSession(cmd.accountId, cmd.sessionId, cmd.idleMs, cmd.session),
-    'account.session_find': (cmd) => this.findSession(cmd.accountId, cmd.sessionId),
+    'account.session_open': (cmd) => this.sessions.open(cmd.accountId, this.plan(this.load(cmd.accountId)), cmd.sessionId, cmd.idleMs, cmd.session),
+    'account.session_find': (cmd) => this.sessions.find(cmd.accountId, cmd.sessionId),
     'account.session_close': (cmd) => {
       // Every front drops its copy: the session may have been served by several.
-      if (this.sessions.get(cmd.accountId)?.delete(cmd.sessionId)) {
+      if (this.sessions.close(cmd.accountId, cmd.sessionId)) {
         this.tell({ account_id: cmd.accountId, kind: 'session_closed', generation: 0, session_id: cmd.sessionId });
       }
       return null;
     },
-    'account.sessions': (cmd) => this.liveSessions(cmd.accountId).size,
-    'account.domain_reserve': (cmd) => this.reserveDomain(cmd.accountId, cmd.domain, cmd.max),
-    'account.domain_release': (cmd) =>
-      this.ctx.store.transaction(() => {
-        const held = this.ctx.store.accounts.holdsDomain(cmd.accountId, cmd.domain);
-        this.ctx.store.accounts.releaseDomain(cmd.accountId, cmd.domain);
-        return held;
-      }),
+    'account.sessions': (cmd) => this.sessions.count(cmd.accountId),
+    'account.key_create': (cmd) => this.keys.create(cmd.accountId, cmd.key),
+    'account.key_list': (cmd) => this.keys.list(cmd.accountId),
+    'account.key_rotate': (cmd) => this.keys.rotate(cmd.accountId, cmd.keyId, cmd.hash),
+    'account.key_delete': (cmd) => this.keys.delete(cmd.accountId, cmd.keyId),
+    'account.domain_reserve': (cmd) => reserveDomain(this.ctx, cmd.accountId, cmd.domain, cmd.max),
+    'account.domain_release': (cmd) => releaseDomain(this.ctx, cmd.accountId, cmd.domain),
     'account.usage': (cmd) => this.usage(cmd.accountId),
     'account.api_key': (cmd) => this.ctx.sealer.open(this.load(cmd.accountId).key_sealed),
   };
@@ -157,12 +141,32 @@ export class AccountActor {
   }
 
   private async update(id: string, change: (r: AccountRecord) => AccountRecord, kind: AccountNotice['kind']): Promise<AccountView> {
+    const next = await this.write(id, change, (r) => ({ account_id: id, kind, generation: generationOf(r), session_id: '' }));
+    return toAccountView(next);
+  }
+
+  /** Writes a changed record, then tells the fronts what `notice` says (nothing for null). */
+  private async write(id: string, change: (r: AccountRecord) => AccountRecord, notice: (next: AccountRecord) => AccountNotice | null): Promise<AccountRecord> {
     const next = change(this.load(id));
     this.cache.set(id, next);
     this.dirty.delete(id);
     await this.ctx.store.accounts.put(next);
-    this.tell({ account_id: id, kind, generation: generationOf(next), session_id: '' });
-    return toAccountView(next);
+    const told = notice(next);
+    if (told?.kind === 'key_revoked') this.sessions.closeKey(id, told.key_id!);
+    if (told) this.tell(told);
+    return next;
+  }
+
+  /** A scoped key by its secret's hash (the client-credentials grant, a scoped key as client_id). */
+  keyBySecret(accountId: string, hash: string): ScopedKeyRecord | undefined {
+    const record = this.cache.get(accountId) ?? this.ctx.store.accounts.get(accountId);
+    return record ? this.keys.bySecret(record, hash) : undefined;
+  }
+
+  /** The unexpired scoped key of that id, whatever its generation. */
+  key(accountId: string, keyId: string): ScopedKeyRecord | undefined {
+    const record = this.cache.get(accountId) ?? this.ctx.store.accounts.get(accountId);
+    return record ? this.keys.byId(record, keyId) : undefined;
   }
 
   /** The credential generation of an account, or -1 when there is no such account. */
@@ -234,30 +238,10 @@ export class AccountActor {
     for (const listener of this.changed) listener(notice);
   }
 
-  private liveSessions(accountId: string): Map<string, OpenSession> {
-    let live = this.sessions.get(accountId);
-    if (!live) {
-      live = new Map();
-      this.sessions.set(accountId, live);
-    }
-    const now = this.ctx.now();
-    for (const [id, s] of live) if (now - s.seen > s.idleMs) live.delete(id);
-    return live;
-  }
-
   /** Drops idle sessions and past minute windows of every account; answers how many went. */
   purge(): number {
-    const now = this.ctx.now();
-    const minute = Math.floor(now / 60_000);
-    let removed = 0;
-    for (const [accountId, live] of this.sessions) {
-      for (const [id, s] of live) {
-        if (now - s.seen <= s.idleMs) continue;
-        live.delete(id);
-        removed++;
-      }
-      if (live.size === 0) this.sessions.delete(accountId);
-    }
+    const minute = Math.floor(this.ctx.now() / 60_000);
+    let removed = this.sessions.purge();
     for (const [accountId, w] of this.windows) {
       if (w.minute === minute) continue;
       this.windows.delete(accountId);
@@ -267,49 +251,12 @@ export class AccountActor {
   }
 
   get openSessions(): number {
-    let n = 0;
-    for (const live of this.sessions.values()) n += live.size;
-    return n;
-  }
-
-  private touchSession(accountId: string, sessionId: string): void {
-    const s = this.sessions.get(accountId)?.get(sessionId);
-    if (s) s.seen = this.ctx.now();
-  }
-
-  /** Counts a session against the plan's cap: SEED.md's on Growth and up, discovery ones below (DESIGN §7). */
-  private openSession(accountId: string, sessionId: string, idleMs: number, terms: SessionTerms): { open: number } {
-    const plan = this.plan(this.load(accountId));
-    const live = this.liveSessions(accountId);
-    const cap = sessionCap(plan);
-    if (!live.has(sessionId) && live.size >= cap) {
-      fail('session_limit', `Concurrent session limit reached (${cap} on ${plan.title})`, { limit: cap });
-    }
-    live.set(sessionId, { seen: this.ctx.now(), idleMs, terms });
-    return { open: live.size };
-  }
-
-  /**
-   * An open session's terms for a front that has not served it yet, or null. Read from memory only,
-   * so asking about a session id before the caller is admitted reads nothing stored; the front uses
-   * the answer only once admission has found the same account.
-   */
-  private findSession(accountId: string, sessionId: string): SessionTerms | null {
-    const live = this.sessions.get(accountId);
-    const s = live?.get(sessionId);
-    if (!s) return null;
-    const now = this.ctx.now();
-    if (now - s.seen > s.idleMs) {
-      live!.delete(sessionId);
-      return null;
-    }
-    s.seen = now;
-    return s.terms;
+    return this.sessions.size;
   }
 
   /** A front's unspent lease: counts of a past window or month are moot, sessions are marked active. */
   private takeBack(accountId: string, returned: LeaseReturn): void {
-    for (const session of returned.sessions) this.touchSession(accountId, session);
+    for (const session of returned.sessions) this.sessions.touch(accountId, session);
     const w = this.windows.get(accountId);
     if (w && w.minute === returned.minute) {
       w.rest = Math.max(0, w.rest - returned.rest);
@@ -331,18 +278,40 @@ export class AccountActor {
    * Admits one request and meters it. `leaseWanted` > 0 asks for that many more admissions in
    * advance for the asking front; the shard counts them now and grants a share of what is left.
    */
-  admit(accountId: string, credentialHash: string, credential: 'api_key' | 'access_token', meter: Meter, leaseWanted = 0): Admission {
+  admit(accountId: string, credentialHash: string, credential: 'api_key' | 'scoped_key' | 'access_token', meter: Meter, leaseWanted = 0): Admission {
     let record: AccountRecord;
     try {
       record = this.load(accountId);
     } catch {
       fail('unauthorized', 'The API key is invalid');
     }
+    const scope = this.credentialScope(record, credentialHash, credential);
+    const admission = this.metered(record, meter, leaseWanted);
+    if (scope) admission.scope = scope;
+    return admission;
+  }
+
+  /** Checks a credential against the account; answers its scope (undefined: the whole account). */
+  private credentialScope(record: AccountRecord, hash: string, credential: 'api_key' | 'scoped_key' | 'access_token'): KeyScope | undefined {
     if (credential === 'api_key') {
-      if (!hashesEqual(record.key_hash, credentialHash)) fail('unauthorized', 'The API key is invalid');
-    } else if (credential !== 'access_token' || !this.accessTokenValid(accountId, credentialHash, generationOf(record))) {
-      fail('unauthorized', 'The access token is invalid or expired');
+      if (!hashesEqual(record.key_hash, hash)) fail('unauthorized', 'The API key is invalid');
+      return undefined;
     }
+    if (credential === 'scoped_key') {
+      const key = this.keys.bySecret(record, hash);
+      if (!key) fail('unauthorized', 'The API key is invalid, revoked or expired');
+      return scopeOf(key);
+    }
+    const grant = credential === 'access_token' ? this.accessToken(record.id, hash, generationOf(record)) : null;
+    if (!grant) fail('unauthorized', 'The access token is invalid or expired');
+    if (grant.key_id === undefined) return undefined;
+    const key = this.keys.byId(record, grant.key_id);
+    if (key?.generation !== (grant.key_generation ?? 0)) fail('unauthorized', 'The access token was revoked with the key that granted it');
+    return scopeOf(key!);
+  }
+
+  private metered(record: AccountRecord, meter: Meter, leaseWanted: number): Admission {
+    const accountId = record.id;
     const plan = this.plan(record);
     const w = this.window(accountId);
     const reset_s = this.resetSeconds();
@@ -389,19 +358,6 @@ export class AccountActor {
     };
     if (granted > 0) admission.lease = this.lease(w, granted, 0);
     return admission;
-  }
-
-  /** { reserved: false } when the account already holds the domain (adding it again is idempotent). */
-  private reserveDomain(accountId: string, domain: string, max: number): Promise<{ reserved: boolean }> {
-    const { accounts } = this.ctx.store;
-    return this.ctx.store.transaction(() => {
-      if (accounts.holdsDomain(accountId, domain)) return { reserved: false };
-      if (accounts.domainCount(accountId) >= max) {
-        fail('limit_reached', `An account can have at most ${max} custom domains; delete one first`);
-      }
-      accounts.holdDomain(accountId, domain);
-      return { reserved: true };
-    });
   }
 
   private usage(accountId: string) {

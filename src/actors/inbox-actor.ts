@@ -12,6 +12,7 @@ import { promised, type Sink } from '../util/sink.js';
 import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from '../contract/model.js';
 import type { WaitOutcome, Waiter, WaiterRegistry } from './waiters.js';
 import { InboxReclaimer } from './inbox-reclaimer.js';
+import { listAll, listPage } from './inbox-listing.js';
 
 type InboxFamily = FamilyOf<'inbox'> | FamilyOf<'message'>;
 
@@ -43,11 +44,12 @@ export class InboxActor {
 
   /** The inbox actor's part of the dispatch table (src/contract/command-table.ts). */
   readonly handlers: Handlers<InboxFamily> = {
-    'inbox.create': (cmd) => this.create(cmd.accountId, cmd.address, cmd.domain, cmd.requireAuth ?? false),
+    'inbox.create': (cmd) => this.create(cmd.accountId, cmd.address, cmd.domain, cmd.requireAuth ?? false, cmd.createdBy),
+    'inbox.creator': (cmd) => this.owned(cmd.accountId, cmd.address).created_by ?? null,
     'inbox.update': (cmd) => this.update(cmd.accountId, cmd.address, cmd.requireAuth),
     'inbox.get': (cmd) => toInboxView(this.owned(cmd.accountId, cmd.address)),
     'inbox.delete': (cmd) => this.remove(cmd.accountId, cmd.address),
-    'inbox.list': (cmd) => (cmd.limit === undefined ? this.list(cmd.accountId) : this.ctx.store.inboxes.pageOf(cmd.accountId, cmd.after ?? null, cmd.limit).map(toInboxView)),
+    'inbox.list': (cmd) => (cmd.limit === undefined ? listAll(this.ctx, cmd.accountId, cmd.only) : listPage(this.ctx, cmd.accountId, cmd.after ?? null, cmd.limit, cmd.only)),
     'inbox.delete_by_domain': (cmd) => this.removeDomain(cmd.accountId, cmd.domain),
     'inbox.accepts': (cmd) => this.ownerOf(cmd.address),
     'inbox.deliver': (cmd) => this.deliver(cmd),
@@ -112,11 +114,11 @@ export class InboxActor {
     return message;
   }
 
-  private async create(accountId: string, address: string, domain: string, requireAuth: boolean): Promise<InboxView> {
+  private async create(accountId: string, address: string, domain: string, requireAuth: boolean, createdBy: string | undefined): Promise<InboxView> {
     const { store } = this.ctx;
     const record: InboxRecord = {
       address, domain, account_id: accountId, created_at: new Date(this.ctx.now()).toISOString(), message_count: 0, unread_count: 0,
-      require_auth: requireAuth,
+      require_auth: requireAuth, ...(createdBy ? { created_by: createdBy } : {}),
     };
     // The address's previous inbox may still be losing its messages: they go first (a new inbox
     // never shows an old one's mail). Only this request waits; other inboxes' reads go on between batches.
@@ -163,14 +165,6 @@ export class InboxActor {
     return { id };
   }
 
-  private list(accountId: string): InboxView[] {
-    const out: InboxView[] = [];
-    for (const address of this.ctx.store.inboxes.addressesOf(accountId)) {
-      const inbox = this.ctx.store.inboxes.get(address);
-      if (inbox) out.push(toInboxView(inbox));
-    }
-    return out;
-  }
 
   private async remove(accountId: string, address: string): Promise<{ address: string }> {
     const { store } = this.ctx;

@@ -41,8 +41,12 @@ export class ShardActors {
       shardId, config, store, waiters: new WaiterRegistry(now), sealer: new Sealer(masterKey), now,
     };
     // Actors never read each other's records: one that needs another's answer is handed its method.
-    this.oauth = new OAuthActor(this.ctx, (accountId) => this.accounts.generation(accountId));
-    this.accounts = new AccountActor(this.ctx, (accountId, hash, generation) => this.oauth.accessTokenValid(accountId, hash, generation));
+    this.oauth = new OAuthActor(this.ctx, {
+      generation: (accountId) => this.accounts.generation(accountId),
+      keyBySecret: (accountId, hash) => this.accounts.keyBySecret(accountId, hash),
+      key: (accountId, keyId) => this.accounts.key(accountId, keyId),
+    });
+    this.accounts = new AccountActor(this.ctx, (accountId, hash, generation) => this.oauth.accessGrant(accountId, hash, generation));
     this.inboxes = new InboxActor(this.ctx);
     this.domains = new DomainActor(this.ctx);
     this.webhooks = new WebhookActor(this.ctx, (address) => this.inboxes.ownerOf(address));

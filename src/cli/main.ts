@@ -9,6 +9,7 @@ import { DEFAULT_URL } from './client/connection.js';
 import { registerDomains } from './client/domains.js';
 import { CliError, EXIT, EXIT_CODES_HELP, EXIT_CODES_SHORT } from './client/errors.js';
 import { registerInbox } from './client/inbox.js';
+import { registerKeys } from './client/keys.js';
 import { registerMessages } from './client/messages.js';
 import { Output } from './client/output.js';
 import { registerWait } from './client/wait.js';
@@ -85,6 +86,7 @@ Examples:
   registerDomains(program);
   registerWebhooks(program);
   registerAccount(program);
+  registerKeys(program);
   registerCompletion(program);
   registerServer(program);
   // Every subcommand: the exit-code table under its help, and usage errors thrown, not exited.

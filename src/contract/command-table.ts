@@ -4,6 +4,7 @@
 // are derived from it, the way the error registry derives every error mapping.
 import type { Command, CommandType, SessionTerms } from './commands.js';
 import type { AccountView, AttachmentContent, DeliveryLog, DomainRecord, InboxView, MessageRecord, MessageSummary, WebhookRecord } from './model.js';
+import type { KeyView } from './keys.js';
 import type { AccountUsage, Admission, ANSWERED_LATER, ChangesAnswer, DeliverResult, IssuedTokens, RequestScope, ShardStats, SlotPosition, WaitResult } from './results.js';
 
 export type { CommandType };
@@ -68,10 +69,17 @@ export const COMMAND_TABLE = {
   'account.usage': { returns: returns<AccountUsage>(), route: account, resend: true, parks: false, feed: null, caller: 'front' },
   /** The account's API key in clear (it signs webhooks). */
   'account.api_key': { returns: returns<string>(), route: account, resend: true, parks: false, feed: null, caller: 'front' },
+  // Scoped keys (issue 36, src/actors/account-keys.ts).
+  'account.key_create': { returns: returns<KeyView>(), route: account, resend: false, parks: false, feed: null, caller: 'front' },
+  'account.key_list': { returns: returns<KeyView[]>(), route: account, resend: true, parks: false, feed: null, caller: 'front' },
+  'account.key_rotate': { returns: returns<KeyView>(), route: account, resend: false, parks: false, feed: null, caller: 'front' },
+  'account.key_delete': { returns: returns<{ id: string }>(), route: account, resend: false, parks: false, feed: null, caller: 'front' },
 
   'inbox.create': { returns: returns<InboxView>(), route: inbox, resend: false, parks: false, feed: 'inbox', caller: 'front' },
   'inbox.update': { returns: returns<InboxView>(), route: inbox, resend: false, parks: false, feed: null, caller: 'front' },
   'inbox.get': { returns: returns<InboxView>(), route: inbox, resend: true, parks: false, feed: null, caller: 'front' },
+  /** The scoped key that created the inbox, or null (KeyScope.created_inboxes). */
+  'inbox.creator': { returns: returns<string | null>(), route: inbox, resend: true, parks: false, feed: null, caller: 'front' },
   'inbox.delete': { returns: returns<{ address: string }>(), route: inbox, resend: false, parks: false, feed: 'inbox', caller: 'front' },
   'inbox.list': { returns: returns<InboxView[]>(), route: 'every', resend: true, parks: false, feed: null, caller: 'front' },
   /** The addresses removed. */
@@ -103,6 +111,7 @@ export const COMMAND_TABLE = {
   'oauth.issue_code': { returns: returns<{ expires_in: number }>(), route: account, resend: false, parks: false, feed: null, caller: 'front' },
   'oauth.redeem_code': { returns: returns<IssuedTokens>(), route: account, resend: false, parks: false, feed: null, caller: 'front' },
   'oauth.refresh': { returns: returns<IssuedTokens>(), route: account, resend: false, parks: false, feed: null, caller: 'front' },
+  'oauth.client_credentials': { returns: returns<IssuedTokens>(), route: account, resend: false, parks: false, feed: null, caller: 'front' },
 
   'webhook.register': { returns: returns<{ created: boolean; webhook: WebhookRecord }>(), route: (c) => c.inbox, resend: false, parks: false, feed: 'webhooks', caller: 'front' },
   'webhook.list': { returns: returns<WebhookRecord[]>(), route: 'every', resend: true, parks: false, feed: null, caller: 'front' },

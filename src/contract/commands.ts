@@ -3,6 +3,7 @@
 // shard unpacks it and dispatches on `type`.
 import type { PlanName } from '../config/plans.js';
 import type { Authentication } from './authentication.js';
+import type { NewKey } from './keys.js';
 import type { ParsedMessage } from './model.js';
 
 /** How a request is metered at admission: REST calls, tool calls, or neither. */
@@ -31,6 +32,8 @@ export interface SessionTerms {
   protocolVersion: string;
   /** The account's credential generation at open: a rotation since then ends the session. */
   generation: number;
+  /** The scoped key that opened it, as `<key id>:<key generation>`: rotating or deleting the key ends it. */
+  key?: string;
   /**
    * The front thread holding a legacy SSE session's stream, as `<process>:<thread>`: a sibling
    * thread of the same process hands its answers over (MAILCUE_FRONT_THREADS).
@@ -46,7 +49,7 @@ export type AccountCommand =
   | {
       type: 'account.admit';
       accountId: string;
-      credential: 'api_key' | 'access_token';
+      credential: 'api_key' | 'scoped_key' | 'access_token';
       credentialHash: string;
       meter: Meter;
       /** An agent-tool session to mark as active. */
@@ -66,18 +69,27 @@ export type AccountCommand =
   | { type: 'account.domain_reserve'; accountId: string; domain: string; max: number }
   | { type: 'account.domain_release'; accountId: string; domain: string }
   | { type: 'account.usage'; accountId: string }
-  | { type: 'account.api_key'; accountId: string };
+  | { type: 'account.api_key'; accountId: string }
+  // Scoped keys (src/actors/account-keys.ts): the front mints ids and secrets and sends hashes.
+  | { type: 'account.key_create'; accountId: string; key: NewKey }
+  | { type: 'account.key_list'; accountId: string }
+  | { type: 'account.key_rotate'; accountId: string; keyId: string; hash: string }
+  | { type: 'account.key_delete'; accountId: string; keyId: string };
 
 export type InboxCommand =
-  | { type: 'inbox.create'; accountId: string; address: string; domain: string; requireAuth?: boolean }
+  /** `createdBy`: the scoped key creating it, which may then use it (KeyScope.created_inboxes). */
+  | { type: 'inbox.create'; accountId: string; address: string; domain: string; requireAuth?: boolean; createdBy?: string }
+  /** The scoped key that created an owned inbox, or null. */
+  | { type: 'inbox.creator'; accountId: string; address: string }
   | { type: 'inbox.update'; accountId: string; address: string; requireAuth: boolean }
   | { type: 'inbox.get'; accountId: string; address: string }
   | { type: 'inbox.delete'; accountId: string; address: string }
   /**
    * The account's inboxes on a shard, oldest first. With `limit`: at most that many, after the page
    * boundary `after` (GET /v1/inboxes pages); without it, all of them (fronts of an earlier version).
+   * `only`: a scoped key's view, the listed addresses and the inboxes the key created.
    */
-  | { type: 'inbox.list'; accountId: string; limit?: number; after?: InboxPageBoundary | null }
+  | { type: 'inbox.list'; accountId: string; limit?: number; after?: InboxPageBoundary | null; only?: { addresses: string[]; createdBy: string | null } }
   | { type: 'inbox.delete_by_domain'; accountId: string; domain: string }
   | { type: 'inbox.accepts'; address: string }
   /**
@@ -145,8 +157,20 @@ export type DomainCommand =
   | { type: 'domain.verified_for'; accountId: string; domain: string };
 
 export type OAuthCommand =
-  | { type: 'oauth.issue_code'; accountId: string; codeHash: string; codeChallenge: string; redirectUri: string | null; resource: string | null }
-  | { type: 'oauth.redeem_code'; accountId: string; codeHash: string; codeVerifier: string; redirectUri: string | null; accessHash: string; refreshHash: string }
+  | {
+      type: 'oauth.issue_code'; accountId: string; codeHash: string; codeChallenge: string; redirectUri: string | null; resource: string | null;
+      /** The scoped key the user signed in with (its tokens carry its scope). */
+      keyId?: string | null;
+      /** A client other than the API key itself (a metadata-document URL or a registered client): /token must name it. */
+      clientId?: string | null;
+    }
+  | {
+      type: 'oauth.redeem_code'; accountId: string; codeHash: string; codeVerifier: string; redirectUri: string | null; accessHash: string; refreshHash: string;
+      /** The client_id the token request named, when it is not the account's own key. */
+      clientId?: string | null;
+    }
+  /** The client-credentials grant (MCP extension io.modelcontextprotocol/oauth-client-credentials): a scoped key's id and secret. */
+  | { type: 'oauth.client_credentials'; accountId: string; keyId: string; secretHash: string; accessHash: string }
   | { type: 'oauth.refresh'; accountId: string; refreshHash: string; accessHash: string; newRefreshHash: string };
 
 export type WebhookCommand =

@@ -3,6 +3,7 @@
 // renaming.
 import type { PlanName } from '../config/plans.js';
 import { verdict, type Authentication, type AuthVerdict } from './authentication.js';
+import type { ScopedKeyRecord } from './keys.js';
 
 export interface AccountRecord {
   id: string;
@@ -17,6 +18,8 @@ export interface AccountRecord {
   credits_used: number;
   /** Bumped by every key rotation; tokens, codes and sessions of an older generation are refused. */
   key_generation?: number;
+  /** Scoped keys (issue 36); absent on records written before they existed. */
+  keys?: ScopedKeyRecord[];
 }
 
 /** What an account looks like outside its shard: no secrets. */
@@ -36,6 +39,8 @@ export interface InboxRecord {
   unread_count: number;
   /** Waits ignore mail that fails sender authentication (issue 19); absent on older records. */
   require_auth?: boolean;
+  /** The scoped key that created it, which may then use it (issue 36); absent otherwise. */
+  created_by?: string;
 }
 
 export interface InboxView {

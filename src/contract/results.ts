@@ -3,6 +3,7 @@
 import type { CancelSignal } from '../util/cancel.js';
 import type { Sink } from '../util/sink.js';
 import type { Command } from './commands.js';
+import type { KeyScope } from './keys.js';
 import type { AccountView, MessageSummary } from './model.js';
 import type { PlanName } from '../config/plans.js';
 
@@ -17,6 +18,8 @@ export interface Admission {
   /** The account's credential generation: bumped by every key rotation (sessions carry it). */
   generation: number;
   rate: RateState;
+  /** A scoped credential's limits (a scoped key, or a token one granted); absent: the whole account. */
+  scope?: KeyScope;
   /** Present for tool calls: the credits left after this one. */
   credits_left?: number;
   /** Admissions granted in advance to the front that asked (already counted by the shard). */
@@ -82,6 +85,8 @@ export interface SlotPosition {
 export interface IssuedTokens {
   scope: string;
   expires_in: number;
+  /** False for the client-credentials grant: it issues no refresh token (RFC 6749 §4.4.3). */
+  refresh?: boolean;
 }
 
 export interface ShardStats {
@@ -107,11 +112,13 @@ export interface ShardStats {
  */
 export interface AccountNotice {
   account_id: string;
-  kind: 'rotated' | 'plan' | 'session_closed';
-  /** The account's credential generation after the change. */
+  kind: 'rotated' | 'plan' | 'session_closed' | 'key_revoked';
+  /** The account's credential generation after the change; for `key_revoked`, the key's new generation (deleted: the largest). */
   generation: number;
   /** The session that ended (kind `session_closed`); empty otherwise. */
   session_id: string;
+  /** The scoped key rotated or deleted (kind `key_revoked`): its credentials, tokens and sessions end. */
+  key_id?: string;
 }
 
 /** What changed for an account on one shard (the dashboard's event stream, account-feed.ts). */

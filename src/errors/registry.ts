@@ -8,6 +8,8 @@ export interface ErrorSpec {
   readonly jsonrpc: number | null;
   /** SMTP reply code and enhanced status (RFC 3463), where the error can end an SMTP command. */
   readonly smtp?: readonly [number, string];
+  /** The RFC 6749 §5.2 `error` value on the OAuth endpoints, where it differs from the code. */
+  readonly oauth?: string;
 }
 
 const TEMPORARY = [451, '4.3.0'] as const;
@@ -38,6 +40,20 @@ export const ERRORS = {
   inbox_not_owned: { http: 403, jsonrpc: null },
   route_not_found: { http: 404, jsonrpc: null },
   invalid_grant: { http: 400, jsonrpc: null },
+  /** A scoped key (or a token it granted) used outside its inboxes, or to write while read-only. */
+  scope_denied: { http: 403, jsonrpc: null },
+  // OAuth endpoints (RFC 6749 §5.2, RFC 7591 §3.2.2): answered as {error, error_description}.
+  invalid_client: { http: 401, jsonrpc: null },
+  /** /authorize: the client_id names no client; shown to the user, never redirected (RFC 6749 §4.1.2.1). */
+  unknown_client: { http: 400, jsonrpc: null, oauth: 'invalid_client' },
+  /** /authorize: a redirect_uri the client did not register; never redirected to. */
+  redirect_not_allowed: { http: 400, jsonrpc: null, oauth: 'invalid_request' },
+  unsupported_grant_type: { http: 400, jsonrpc: null },
+  invalid_target: { http: 400, jsonrpc: null },
+  invalid_redirect_uri: { http: 400, jsonrpc: null },
+  invalid_client_metadata: { http: 400, jsonrpc: null },
+  /** A Client ID Metadata Document that cannot be fetched or does not name its own URL. */
+  client_metadata_unavailable: { http: 400, jsonrpc: null, oauth: 'invalid_client' },
   // The transports' own refusals (Streamable HTTP and HTTP+SSE, research/protocols.md §7).
   forbidden_origin: { http: 403, jsonrpc: -32000 },
   method_not_allowed: { http: 405, jsonrpc: -32000 },
@@ -63,6 +79,12 @@ export type ErrorCode = keyof typeof ERRORS;
 
 export function errorSpec(code: ErrorCode): ErrorSpec {
   return ERRORS[code];
+}
+
+/** The `error` value an OAuth endpoint answers for a code. */
+export function oauthErrorName(code: ErrorCode): string {
+  const spec: ErrorSpec = ERRORS[code];
+  return spec.oauth ?? code;
 }
 
 export function isErrorCode(code: string): code is ErrorCode {

@@ -5,7 +5,8 @@
 import type { Admission } from '../contract/results.js';
 import type { Meter } from '../contract/commands.js';
 import { fail } from '../errors/registry.js';
-import { parseCredential, type ParsedCredential } from '../security/credentials.js';
+import { isBearerKind, parseCredential, type BearerKind, type ParsedCredential } from '../security/credentials.js';
+import { callerOf } from '../services/scope.js';
 import type { Caller, Deps } from '../services/deps.js';
 import type { AdmittedEntry } from '../security/admitted-credentials.js';
 import type { ReturnedLease } from '../security/admission-leases.js';
@@ -54,12 +55,12 @@ export function bearerToken(ex: Exchange, allowQuery = false): string | null {
  */
 export async function admitToken(deps: Deps, token: string | null, meter: Meter, session?: { id: string; accountId: string } | null): Promise<Admission> {
   const credential = token ? parse(token) : null;
-  if (!credential || (credential.kind !== 'api_key' && credential.kind !== 'access_token')) {
+  if (!credential || !isBearerKind(credential.kind)) {
     fail('unauthorized', token ? 'The API key is invalid' : 'Missing API key: send Authorization: Bearer <API_KEY>');
   }
   const ownSession = session && session.accountId === credential.accountId ? session.id : undefined;
   const { hash, accountId } = credential;
-  const kind: 'api_key' | 'access_token' = credential.kind;
+  const kind: BearerKind = credential.kind;
   // A busy credential still in the admitted cache spends this front's lease: no round trip.
   return deps.leases.admit(hash, meter, ownSession, () => deps.admitted.lookup(hash) !== undefined, async (extra) => {
     const admission = await deps.cluster.call({
@@ -68,7 +69,7 @@ export async function admitToken(deps: Deps, token: string | null, meter: Meter,
       ...extra,
     });
     keepParsed(token!, credential);
-    deps.admitted.remember(hash, admission.account.id, admission.account.plan, admission.generation);
+    deps.admitted.remember(hash, admission.account.id, admission.account.plan, admission.generation, admission.scope);
     return admission;
   });
 }
@@ -99,9 +100,10 @@ export async function admitRestAndRead<T>(deps: Deps, ex: Exchange, read: (calle
   const known = recentlyAdmitted(deps, bearerToken(ex));
   if (!known) {
     const admission = await admitRest(deps, ex);
-    return read({ accountId: admission.account.id });
+    return read(callerOf(admission));
   }
-  const [admission, result] = await Promise.allSettled([admitRest(deps, ex), Promise.resolve({ accountId: known.accountId }).then(read)]);
+  const early: Caller = known.scope ? { accountId: known.accountId, scope: known.scope } : { accountId: known.accountId };
+  const [admission, result] = await Promise.allSettled([admitRest(deps, ex), Promise.resolve(early).then(read)]);
   if (admission.status === 'rejected') throw admission.reason;
   if (result.status === 'rejected') throw result.reason;
   return result.value;

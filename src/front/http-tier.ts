@@ -23,6 +23,7 @@ import type { AgentToolEnv } from './mcp/request-pipeline.js';
 import { SessionStore } from './mcp/sessions.js';
 import { sseRoutes } from './mcp/sse-transport.js';
 import { streamableHttpRoutes } from './mcp/streamable-http.js';
+import { ClientMetadataFetcher } from './oauth/client-metadata.js';
 import { flowRoutes } from './oauth/flow-routes.js';
 import { metadataRoutes } from './oauth/metadata-routes.js';
 import { accountRoutes } from './rest/account-routes.js';
@@ -30,6 +31,7 @@ import { adminRoutes } from './rest/admin-routes.js';
 import { domainRoutes } from './rest/domain-routes.js';
 import { eventsRoutes } from './rest/events-routes.js';
 import { inboxRoutes } from './rest/inbox-routes.js';
+import { keyRoutes } from './rest/key-routes.js';
 import { sendRestError } from './rest/respond.js';
 import { webhookRoutes } from './rest/webhook-routes.js';
 
@@ -66,6 +68,12 @@ export function startHttpTier(app: TemplatedApp, o: HttpTierOptions): HttpTier {
       // A session ended through another front (or by this one: then it is gone here already).
       if (notice.kind === 'session_closed') {
         sessions?.forget(notice.session_id);
+        return;
+      }
+      // A scoped key rotated or deleted: its credentials leave the cache, its sessions end here.
+      if (notice.kind === 'key_revoked') {
+        admitted.keyRevoked(notice.key_id!, notice.generation);
+        sessions?.closeKey(notice.key_id!);
         return;
       }
       admitted.changed(notice.account_id, notice.generation);
@@ -112,11 +120,13 @@ export function startHttpTier(app: TemplatedApp, o: HttpTierOptions): HttpTier {
   inboxRoutes(router, deps);
   domainRoutes(router, deps);
   webhookRoutes(router, deps);
+  keyRoutes(router, deps);
   eventsRoutes(router, deps);
   streamableHttpRoutes(router, agentTools);
   sseRoutes(router, agentTools);
   metadataRoutes(router, config, cors);
-  flowRoutes(router, deps, cors, o.threads?.authorizeWindow);
+  const clientMetadata = new ClientMetadataFetcher(config);
+  flowRoutes(router, deps, cors, clientMetadata, o.threads?.authorizeWindow);
   dashboardRoutes(router, () => ({ mcpUrl: config.mcpUrl, smtpPort: o.smtpPort(), domains: config.domains }));
   router.notFound();
 
@@ -131,6 +141,7 @@ export function startHttpTier(app: TemplatedApp, o: HttpTierOptions): HttpTier {
       clearInterval(leaseReturns);
       await returnLeases(deps, leases.takeFinished(() => true));
       notices.close();
+      clientMetadata.close();
     },
   };
 }

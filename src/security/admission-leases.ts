@@ -134,9 +134,9 @@ export class AdmissionLeases {
     lease.remaining--;
     if (lease.creditsLeft !== undefined) lease.creditsLeft -= credits;
     this.spent++;
-    const { account, generation, rate } = lease.admission;
+    const { account, generation, rate, scope } = lease.admission;
     const admission: Admission = {
-      account, generation,
+      account, generation, ...(scope ? { scope } : {}),
       rate: { limit: rate.limit, remaining: Math.max(0, lease.remaining), reset_s: Math.max(1, Math.ceil((lease.expiresAt + WINDOW_MARGIN_MS - this.now()) / 1000)) },
     };
     if (lease.creditsLeft !== undefined) admission.credits_left = lease.creditsLeft;

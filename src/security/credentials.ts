@@ -4,17 +4,19 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomHex } from '../util/ids.js';
 
-export type CredentialKind = 'api_key' | 'access_token' | 'refresh_token' | 'auth_code';
+export type CredentialKind = 'api_key' | 'access_token' | 'refresh_token' | 'auth_code' | 'scoped_key';
 
 const PREFIX: Record<CredentialKind, string> = {
   api_key: 'mc',
   access_token: 'mca',
   refresh_token: 'mcr',
   auth_code: 'mcc',
+  /** A scoped key's secret (issue 36); its id is a `key_…` (newKeyId). */
+  scoped_key: 'mck',
 };
 const KIND_BY_PREFIX = new Map(Object.entries(PREFIX).map(([k, p]) => [p, k as CredentialKind]));
 
-const CREDENTIAL = /^(mc|mca|mcr|mcc)_([0-9a-f]{16})_([0-9a-f]{48})$/;
+const CREDENTIAL = /^(mc|mca|mcr|mcc|mck)_([0-9a-f]{16})_([0-9a-f]{48})$/;
 
 export interface ParsedCredential {
   kind: CredentialKind;
@@ -28,6 +30,24 @@ export function newAccountId(): string {
 
 export function newCredential(kind: CredentialKind, accountId: string): string {
   return `${PREFIX[kind]}_${accountId.slice(4)}_${randomHex(24)}`;
+}
+
+const KEY_ID = /^key_[0-9a-f]{16}$/;
+
+/** A scoped key's public id: its OAuth client_id in the client-credentials grant. */
+export function newKeyId(): string {
+  return `key_${randomHex(8)}`;
+}
+
+export function isKeyId(value: unknown): value is string {
+  return typeof value === 'string' && KEY_ID.test(value);
+}
+
+/** Credentials that authenticate a request by themselves: the API key, a scoped key, an access token. */
+export type BearerKind = 'api_key' | 'scoped_key' | 'access_token';
+
+export function isBearerKind(kind: CredentialKind): kind is BearerKind {
+  return kind === 'api_key' || kind === 'scoped_key' || kind === 'access_token';
 }
 
 export function sha256Hex(value: string): string {

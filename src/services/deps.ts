@@ -1,6 +1,7 @@
 // What a service function needs from the process it runs in. REST handlers and MCP tools both
 // build one of these and call the same service functions.
 import type { Config } from '../config/config.js';
+import type { KeyScope } from '../contract/keys.js';
 import type { Logger } from '../obs/logger.js';
 import type { WorkPool } from '../pool/work-pool.js';
 import type { Cluster } from '../rpc/cluster.js';
@@ -21,4 +22,6 @@ export interface Deps {
 /** The authenticated caller of a service function. */
 export interface Caller {
   readonly accountId: string;
+  /** A scoped key's limits (src/services/scope.ts); absent for the account's own key. */
+  readonly scope?: KeyScope;
 }

@@ -4,6 +4,7 @@ import type { DomainRecord } from '../contract/model.js';
 import { fail, MailcueError } from '../errors/registry.js';
 import { makeResolver } from '../webhooks/resolver.js';
 import type { Caller, Deps } from './deps.js';
+import { requireAccountWide } from './scope.js';
 import { lookupDomain } from './dns-check.js';
 import { normalizeDomain } from './validate.js';
 
@@ -73,6 +74,7 @@ export interface AddedDomain {
 }
 
 export async function addDomain(deps: Deps, caller: Caller, input: unknown): Promise<AddedDomain> {
+  requireAccountWide(caller, 'add custom domains');
   const name = requireDomain(input);
   if (deps.config.domains.includes(name)) fail('domain_taken', `${name} is one of this service's own domains`);
   // The slot is taken on the account's shard, so concurrent adds cannot pass the limit together.
@@ -92,6 +94,7 @@ export async function addDomain(deps: Deps, caller: Caller, input: unknown): Pro
 }
 
 export async function verifyDomain(deps: Deps, caller: Caller, input: unknown): Promise<CustomDomain> {
+  requireAccountWide(caller, 'verify custom domains');
   const name = existingDomainName(input);
   const record = await deps.cluster.call({ type: 'domain.get', accountId: caller.accountId, domain: name });
   if (record.verified) return view(deps, record);
@@ -111,6 +114,7 @@ export async function verifyDomain(deps: Deps, caller: Caller, input: unknown): 
 }
 
 export async function deleteDomain(deps: Deps, caller: Caller, input: unknown): Promise<{ domain: string; inboxes_removed: string[] }> {
+  requireAccountWide(caller, 'delete custom domains');
   const name = existingDomainName(input);
   // The domain goes first, so no new inbox can be registered under it while its inboxes go.
   let found = true;

@@ -4,6 +4,7 @@ import type { InboxView } from '../contract/model.js';
 import { fail } from '../errors/registry.js';
 import { randomLocalPart } from '../util/ids.js';
 import type { Caller, Deps } from './deps.js';
+import { creatorOf, listFilter, requireCreate, withinScope } from './scope.js';
 import { normalizeAddress, normalizeDomain, optionalBool } from './validate.js';
 
 export interface CreateInboxInput {
@@ -27,6 +28,7 @@ export async function createInbox(deps: Deps, caller: Caller, input: CreateInbox
     const parsed = normalizeAddress(input.address);
     if (!parsed) fail('invalid_address', `"${String(input.address)}" is not a valid email address`);
     ({ address, domain } = parsed);
+    requireCreate(caller, address);
     if (input.domain !== undefined && input.domain !== null && normalizeDomain(input.domain) !== domain) {
       fail('invalid_address', 'address and domain disagree');
     }
@@ -34,19 +36,21 @@ export async function createInbox(deps: Deps, caller: Caller, input: CreateInbox
     const requested = input.domain === undefined || input.domain === null || input.domain === '' ? deps.config.domains[0]! : normalizeDomain(input.domain);
     if (!requested) fail('invalid_domain', `"${String(input.domain)}" is not a valid domain name`);
     domain = requested;
+    requireCreate(caller, null);
     address = `${randomLocalPart()}@${domain}`;
   }
   if (!(await domainAllowed(deps, caller, domain))) {
     fail('domain_not_verified', `The domain ${domain} is not one of this service's domains or a verified custom domain of your account`);
   }
-  return deps.cluster.call({ type: 'inbox.create', accountId: caller.accountId, address, domain, requireAuth });
+  const createdBy = creatorOf(caller);
+  return deps.cluster.call({ type: 'inbox.create', accountId: caller.accountId, address, domain, requireAuth, ...(createdBy ? { createdBy } : {}) });
 }
 
 /** The inbox's settable policy; today only require_auth. */
 export function updateInbox(deps: Deps, caller: Caller, address: string, input: { require_auth?: unknown }): Promise<InboxView> {
   if (input.require_auth === undefined) fail('invalid_parameter', 'Missing required parameter: require_auth', { param: 'require_auth' });
   const requireAuth = optionalBool(input.require_auth, 'require_auth');
-  return deps.cluster.call({ type: 'inbox.update', accountId: caller.accountId, address, requireAuth });
+  return withinScope(deps, caller, address, 'write', () => deps.cluster.call({ type: 'inbox.update', accountId: caller.accountId, address, requireAuth }));
 }
 
 /** Inboxes a page holds at most, and by default (GET /v1/inboxes, list_inboxes). */
@@ -85,7 +89,8 @@ export function decodeInboxCursor(cursor: unknown): InboxPageBoundary | null {
  * index after the cursor, so a page costs the same however many inboxes the account has (issue 37).
  */
 export async function listInboxPage(deps: Deps, caller: Caller, limit = INBOX_PAGE_MAX, after: InboxPageBoundary | null = null): Promise<InboxPage> {
-  const perShard = await deps.cluster.broadcast({ type: 'inbox.list', accountId: caller.accountId, limit: limit + 1, after });
+  const only = listFilter(caller);
+  const perShard = await deps.cluster.broadcast({ type: 'inbox.list', accountId: caller.accountId, limit: limit + 1, after, ...(only ? { only } : {}) });
   const all = perShard.flat().sort(byCreation);
   const data = all.slice(0, limit);
   return { data, next_cursor: all.length > limit ? encodeInboxCursor(data[data.length - 1]!) : null };
@@ -97,9 +102,9 @@ export async function listInboxes(deps: Deps, caller: Caller): Promise<InboxView
 }
 
 export function getInbox(deps: Deps, caller: Caller, address: string): Promise<InboxView> {
-  return deps.cluster.call({ type: 'inbox.get', accountId: caller.accountId, address });
+  return withinScope(deps, caller, address, 'read', () => deps.cluster.call({ type: 'inbox.get', accountId: caller.accountId, address }));
 }
 
 export function deleteInbox(deps: Deps, caller: Caller, address: string): Promise<{ address: string }> {
-  return deps.cluster.call({ type: 'inbox.delete', accountId: caller.accountId, address });
+  return withinScope(deps, caller, address, 'write', () => deps.cluster.call({ type: 'inbox.delete', accountId: caller.accountId, address }));
 }

@@ -11,6 +11,7 @@ import type { CancelSignal } from '../util/cancel.js';
 import { detached } from '../util/detached.js';
 import { promised, type Sink } from '../util/sink.js';
 import type { Caller, Deps } from './deps.js';
+import { requireInbox, withinScope } from './scope.js';
 
 /** Extra time the front waits for a shard's long-poll answer beyond the wait itself. */
 const WAIT_MARGIN_MS = 5_000;
@@ -28,17 +29,17 @@ function listQuery(caller: Caller, address: string, limit: number, unreadOnly: b
 }
 
 export function listMessages(deps: Deps, caller: Caller, address: string, limit: number, unreadOnly: boolean, filter: ListFilter = {}): Promise<MessageSummary[]> {
-  return deps.cluster.call({ type: 'message.list', ...listQuery(caller, address, limit, unreadOnly, filter) });
+  return withinScope(deps, caller, address, 'read', () => deps.cluster.call({ type: 'message.list', ...listQuery(caller, address, limit, unreadOnly, filter) }));
 }
 
 /** listMessages() as REST answers it: JSON text of `{count, data}`, built on the shard. */
 export function listMessagesJson(deps: Deps, caller: Caller, address: string, limit: number, unreadOnly: boolean, filter: ListFilter = {}): Promise<string> {
-  return deps.cluster.call({ type: 'message.list_view', ...listQuery(caller, address, limit, unreadOnly, filter) });
+  return withinScope(deps, caller, address, 'read', () => deps.cluster.call({ type: 'message.list_view', ...listQuery(caller, address, limit, unreadOnly, filter) }));
 }
 
 /** The newest message's view for get_latest_email (src/mail/message-view.ts), as JSON text, or null when the inbox is empty. */
 export function latestMessageJson(deps: Deps, caller: Caller, address: string, includeRaw: boolean): Promise<string | null> {
-  return deps.cluster.call({ type: 'message.latest_view', accountId: caller.accountId, address, includeRaw });
+  return withinScope(deps, caller, address, 'read', () => deps.cluster.call({ type: 'message.latest_view', accountId: caller.accountId, address, includeRaw }));
 }
 
 /** GET …/messages/{id}: the stored record plus the summary's fields, without internals. */
@@ -48,11 +49,13 @@ export function fullMessageView(m: MessageRecord): Record<string, unknown> {
 }
 
 export function getMessage(deps: Deps, caller: Caller, address: string, id: string, markRead = true): Promise<MessageRecord> {
-  return deps.cluster.call({ type: 'message.get', accountId: caller.accountId, address, id, markRead });
+  // A read-only key leaves the message as it found it.
+  const mark = markRead && !caller.scope?.read_only;
+  return withinScope(deps, caller, address, 'read', () => deps.cluster.call({ type: 'message.get', accountId: caller.accountId, address, id, markRead: mark }));
 }
 
 export function rawMessage(deps: Deps, caller: Caller, address: string, id: string): Promise<Uint8Array> {
-  return deps.cluster.call({ type: 'message.raw', accountId: caller.accountId, address, id }, { timeoutMs: RAW_READ_TIMEOUT_MS });
+  return withinScope(deps, caller, address, 'read', () => deps.cluster.call({ type: 'message.raw', accountId: caller.accountId, address, id }, { timeoutMs: RAW_READ_TIMEOUT_MS }));
 }
 
 /** The attachment as stored at ingest; a message stored before parts were kept has it cut from its raw source. */
@@ -66,7 +69,7 @@ export async function messageAttachment(deps: Deps, caller: Caller, address: str
 }
 
 export function deleteMessage(deps: Deps, caller: Caller, address: string, id: string): Promise<{ id: string }> {
-  return deps.cluster.call({ type: 'message.delete', accountId: caller.accountId, address, id });
+  return withinScope(deps, caller, address, 'write', () => deps.cluster.call({ type: 'message.delete', accountId: caller.accountId, address, id }));
 }
 
 export interface WaitOptions {
@@ -86,6 +89,12 @@ export function waitForMessage(deps: Deps, caller: Caller, address: string, opti
  * to `sink`, and while the shard holds the waiter the front holds that record and nothing else.
  */
 export function parkWait(deps: Deps, caller: Caller, address: string, options: WaitOptions, sink: Sink): void {
+  if (caller.scope) {
+    // A scoped caller's inbox is checked first; its account id is copied, as below.
+    const unscoped = { accountId: caller.accountId };
+    requireInbox(deps, caller, address, 'read').then(() => parkWait(deps, unscoped, address, options, sink), (err: Error) => sink.reject(err));
+    return;
+  }
   // The command is kept while the wait is parked (a resend after failover needs it), so the
   // account id is copied out of its admission reply; `address` is kept as given.
   deps.cluster.submit(

@@ -1,10 +1,11 @@
 // Webhooks (SEED.md "Webhooks (REST)"): register, list, delete, delivery history. Urls must be
 // https and publicly reachable; the inbox must belong to the caller.
-import type { DeliveryLog, WebhookRecord } from '../contract/model.js';
+import type { DeliveryLog } from '../contract/model.js';
 import { fail } from '../errors/registry.js';
-import { resolveTarget } from '../webhooks/address-policy.js';
+import { resolveTarget } from '../security/address-policy.js';
 import { makeResolver } from '../webhooks/resolver.js';
 import type { Caller, Deps } from './deps.js';
+import { inScope, requireInbox, requireWrite } from './scope.js';
 import { normalizeAddress } from './validate.js';
 
 const WEBHOOK_ID = /^wh_[0-9a-f]{24}$/;
@@ -40,6 +41,7 @@ export async function registerWebhook(deps: Deps, caller: Caller, input: { url?:
   if (input.inbox === undefined || input.inbox === null || input.inbox === '') fail('invalid_parameter', 'Missing required field: inbox', { param: 'inbox' });
   const inbox = normalizeAddress(input.inbox)?.address;
   if (!inbox) fail('invalid_parameter', 'inbox must be an email address', { param: 'inbox' });
+  await requireInbox(deps, caller, inbox, 'write');
   const url = await requireUrl(deps, input.url);
   const key = await deps.cluster.call({ type: 'account.api_key', accountId: caller.accountId });
   return deps.cluster.call({ type: 'webhook.register', accountId: caller.accountId, inbox, url, key });
@@ -47,8 +49,13 @@ export async function registerWebhook(deps: Deps, caller: Caller, input: { url?:
 
 export async function listWebhooks(deps: Deps, caller: Caller, all: boolean): Promise<WebhookListing[]> {
   const perShard = await deps.cluster.broadcast({ type: 'webhook.list', accountId: caller.accountId, all });
-  return perShard
-    .flat()
+  let found = perShard.flat();
+  // A scoped key sees the webhooks of its own inboxes only.
+  if (caller.scope) {
+    const visible = await Promise.all(found.map((w) => inScope(deps, caller, w.inbox).catch(() => false)));
+    found = found.filter((_, i) => visible[i]);
+  }
+  return found
     .sort((a, b) => a.created_at.localeCompare(b.created_at))
     .map((w) => ({
       _id: w.id, inbox: w.inbox, url: w.url, createdAt: w.created_at, failureCount: w.failure_count, ...(all ? { disabled: w.disabled } : {}),
@@ -60,8 +67,16 @@ function requireId(value: unknown): string {
   return value;
 }
 
+/** A scoped key reaches a webhook only through its inbox: one of another inbox is not found. */
+async function requireWebhookInScope(deps: Deps, caller: Caller, id: string): Promise<void> {
+  if (!caller.scope) return;
+  if (!(await listWebhooks(deps, caller, true)).some((w) => w._id === id)) fail('not_found', `Webhook ${id} not found`);
+}
+
 export async function deleteWebhook(deps: Deps, caller: Caller, idValue: unknown): Promise<string> {
   const id = requireId(idValue);
+  requireWrite(caller, 'delete webhooks');
+  await requireWebhookInScope(deps, caller, id);
   const deleted = await deps.cluster.broadcast({ type: 'webhook.delete', accountId: caller.accountId, id });
   if (!deleted.some(Boolean)) fail('not_found', `Webhook ${id} not found`);
   return id;
@@ -69,6 +84,7 @@ export async function deleteWebhook(deps: Deps, caller: Caller, idValue: unknown
 
 export async function webhookDeliveries(deps: Deps, caller: Caller, idValue: unknown): Promise<DeliveryLog[]> {
   const id = requireId(idValue);
+  await requireWebhookInScope(deps, caller, id);
   const found = (await deps.cluster.broadcast({ type: 'webhook.deliveries', accountId: caller.accountId, id })).find((d) => d !== null);
   if (!found) fail('not_found', `Webhook ${id} not found`);
   return found;

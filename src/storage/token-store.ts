@@ -16,6 +16,11 @@ export interface TokenRecord {
   resource?: string | null;
   /** The account's credential generation when issued (a key rotation bumps it); absent means 0. */
   generation?: number;
+  /** The scoped key that granted it and that key's generation then: the token has the key's scope and ends with it. */
+  key_id?: string;
+  key_generation?: number;
+  /** Codes only: a client other than the account's own key (metadata-document URL, registered client) that /token must name. */
+  client_id?: string;
 }
 
 export class TokenStore {

@@ -1,12 +1,9 @@
 // One delivery attempt: an HTTPS POST that resolves the host through the configured resolvers,
 // refuses private targets at connect time, never follows redirects, reads at most a little of the
 // answer, and gives up after the per-attempt timeout.
-import { readFileSync } from 'node:fs';
-import { isIP, type LookupFunction } from 'node:net';
-import { createSecureContext, rootCertificates } from 'node:tls';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { Config } from '../config/config.js';
-import { isRefusedAddress, resolveTarget } from './address-policy.js';
+import { publicOnlyAgent, refusedLiteral } from '../security/outbound-agent.js';
 import { makeResolver } from './resolver.js';
 
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -22,31 +19,16 @@ export class HttpsSender {
   private readonly agent: Agent;
 
   constructor(private readonly config: Config) {
-    const resolver = makeResolver(config.dnsServers);
-    const lookup: LookupFunction = (hostname, _options, callback) => {
-      resolveTarget(resolver, hostname, config.webhookAllowPrivate).then(
-        (t) => (callback as (e: Error | null, a: string, f: number) => void)(null, t.address, t.family),
-        (err: Error) => (callback as (e: Error | null, a: string, f: number) => void)(err, '', 4),
-      );
-    };
-    // One secure context, built once, rather than the CA list parsed again per connection.
-    const secureContext = config.webhookCaFile
-      ? createSecureContext({ ca: [...rootCertificates, readFileSync(config.webhookCaFile, 'utf8')] })
-      : undefined;
     // undici rather than node:https: 30-56 µs of client CPU per keep-alive POST on this machine
-    // against 100-137 µs. It never follows redirects unless told to, and `lookup` reaches its
-    // tls.connect, so the connect-time address check holds.
-    this.agent = new Agent({ connections: 64, connect: { lookup, ...(secureContext ? { secureContext } : {}) } });
+    // against 100-137 µs.
+    this.agent = publicOnlyAgent(config, makeResolver(config.dnsServers), 64);
   }
 
   post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
     const started = performance.now();
     const target = new URL(url);
-    // Node connects to an address literal without calling `lookup`: check it here instead.
-    const literal = target.hostname.replace(/^\[|\]$/g, '');
-    if (!this.config.webhookAllowPrivate && isIP(literal) && isRefusedAddress(literal)) {
-      return Promise.resolve(attemptResult(started, null, `${literal} is not a public address`));
-    }
+    const refused = refusedLiteral(this.config, target);
+    if (refused) return Promise.resolve(attemptResult(started, null, refused));
     const timeoutMs = this.config.webhookTimeoutMs;
     return new Promise((resolve) => {
       this.agent.dispatch(

@@ -1,7 +1,6 @@
 // End to end: the OAuth flow driven by the official MCP SDK client's auth helpers, with the API key
 // as client_id, then agent-tool sessions with the access token; and hostile token requests.
 import test from 'ava';
-import { createHash, randomBytes } from 'node:crypto';
 import {
   discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, exchangeAuthorization, refreshAuthorization, startAuthorization,
 } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -10,6 +9,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { connectMcp, rawInitialize, rawMcp } from '../helpers/mcp.js';
+import { authorizeUrl as authorizeAt, pkce } from '../helpers/oauth.js';
 import { startService, type Service } from '../helpers/service.js';
 
 type Json = Record<string, any>;
@@ -52,7 +52,10 @@ test('oauth - metadata: RFC 8414 and the three RFC 9728 documents agree on the i
   t.is(as.token_endpoint, `${svc.baseUrl}/token`);
   t.deepEqual(as.response_types_supported, ['code']);
   t.deepEqual(as.code_challenge_methods_supported, ['S256']);
-  t.deepEqual(as.token_endpoint_auth_methods_supported, ['none']);
+  t.deepEqual(as.token_endpoint_auth_methods_supported, ['none', 'client_secret_basic', 'client_secret_post']);
+  t.true(as.client_id_metadata_document_supported);
+  t.true(as.authorization_response_iss_parameter_supported);
+  t.is(as.registration_endpoint, `${svc.baseUrl}/register`);
   for (const [path, resource] of [['', svc.baseUrl], ['/mcp', `${svc.baseUrl}/mcp`], ['/sse', `${svc.baseUrl}/sse`]]) {
     const res = await fetch(`${svc.baseUrl}/.well-known/oauth-protected-resource${path}`);
     t.is(res.headers.get('access-control-allow-origin'), '*');
@@ -106,16 +109,8 @@ test('oauth - a Free key gets a token, but every tool call is -32001', async (t)
   t.like(await res.json(), { error: { code: -32001 } });
 });
 
-function pkce() {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
 
-function authorizeUrl(params: Record<string, string>): URL {
-  const url = new URL(`${svc.baseUrl}/authorize`);
-  for (const [k, v] of Object.entries({ response_type: 'code', redirect_uri: CALLBACK, state: 'st', code_challenge_method: 'S256', ...params })) url.searchParams.set(k, v);
-  return url;
-}
+const authorizeUrl = (params: Record<string, string>): URL => authorizeAt(svc.baseUrl, CALLBACK, params);
 
 async function token(params: Record<string, string>): Promise<{ status: number; body: Json }> {
   const res = await fetch(`${svc.baseUrl}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) });

@@ -36,3 +36,16 @@ export function redeem(baseUrl: string, apiKey: string, grant: Grant) {
 export function refresh(baseUrl: string, refreshToken: string) {
   return tokenRequest(baseUrl, { grant_type: 'refresh_token', refresh_token: refreshToken });
 }
+
+/** A PKCE verifier and its S256 challenge. */
+export function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** An /authorize URL with the usual parameters (code, S256, state `st`) and `params` over them. */
+export function authorizeUrl(baseUrl: string, redirect: string, params: Record<string, string>): URL {
+  const url = new URL(`${baseUrl}/authorize`);
+  for (const [k, v] of Object.entries({ response_type: 'code', redirect_uri: redirect, state: 'st', code_challenge_method: 'S256', ...params })) url.searchParams.set(k, v);
+  return url;
+}

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { isRefusedAddress } from '../../src/webhooks/address-policy.js';
+import { isRefusedAddress } from '../../src/security/address-policy.js';
 
 // The IANA special-purpose IPv4 and IPv6 registries as DESIGN §7 lists them, and the addresses of
 // issue 11 that the hand-made list let through.

@@ -107,8 +107,10 @@ test('layout - each boundary library is imported by its one folder', (t) => {
 /** The typed stores each actor may use: an actor never reads another actor's records. */
 const ACTOR_STORES: Record<string, string[]> = {
   'account-actor.ts': ['accounts'],
+  'account-domains.ts': ['accounts'],
   'oauth-actor.ts': ['tokens'],
   'inbox-actor.ts': ['inboxes', 'messages'],
+  'inbox-listing.ts': ['inboxes'],
   'inbox-reclaimer.ts': ['inboxes', 'messages'],
   'domain-actor.ts': ['domains'],
   'webhook-actor.ts': ['webhooks', 'outbox'],

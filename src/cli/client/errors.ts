@@ -16,7 +16,7 @@ export const EXIT_CODES_HELP = `Exit codes:
   1    error (the server's error code and message are printed on stderr)
   2    usage error (unknown command, missing argument, bad option)
   3    not found (inbox, message, domain, webhook)
-  4    authentication failed (no key, or an invalid one)
+  4    authentication failed (no key, or an invalid one), or outside a scoped key's scope
   5    plan required (feature or credits not available on your plan)
   124  timed out waiting (mailcue wait, inbox create --wait-otp)`;
 
@@ -60,7 +60,7 @@ export class CliError extends Error {
 function exitCodeFor(code: string, status: number): number {
   if (code === 'usage') return EXIT.usage;
   if (code === 'timeout') return EXIT.timeout;
-  if (code === 'unauthorized' || status === 401) return EXIT.auth;
+  if (code === 'unauthorized' || code === 'scope_denied' || status === 401) return EXIT.auth;
   if (code === 'plan_required' || code === 'credits_exhausted' || status === 402) return EXIT.plan;
   if (status === 404) return EXIT.notFound;
   return EXIT.error;
@@ -72,6 +72,8 @@ function hintFor(code: string, body: Record<string, unknown>, retryAfterS: numbe
       return 'check MAILCUE_API_KEY or run mailcue login';
     case 'plan_required':
       return typeof body.upgrade_url === 'string' ? `upgrade to Growth or Enterprise: ${body.upgrade_url}` : 'this needs the Growth or Enterprise plan';
+    case 'scope_denied':
+      return 'this key is scoped: use the account API key, or a key whose scope covers this (mailcue keys list)';
     case 'credits_exhausted':
       return 'the monthly credits of your plan are used up; mailcue account shows your usage';
     case 'rate_limited':

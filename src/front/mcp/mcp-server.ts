@@ -11,6 +11,7 @@ import { listInboxes } from '../../services/inboxes.js';
 import { listMessages } from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';
 import { normalizeAddress } from '../../services/validate.js';
+import { callerOf } from '../../services/scope.js';
 import { Cancellation, type CancelSignal } from '../../util/cancel.js';
 import { admitToken, recentlyAdmitted } from '../auth.js';
 import { invalidParams, methodNotFound, toJsonRpcFailure, toolCallResult, type JsonRpcRequest } from './jsonrpc.js';
@@ -88,7 +89,8 @@ export async function admit(
     known && deps.config.plans[known.plan].toolExecution && (!session || session.accountId === known.accountId) ? known.accountId : null;
   let early: Promise<ToolOutput> | undefined;
   if (speculativeAccount && tool && args) {
-    early = tool.run({ deps, caller: { accountId: speculativeAccount }, signal: NEVER_CANCELLED, maxWaitMs: 0, progress: () => undefined }, args);
+    const caller = known!.scope ? { accountId: speculativeAccount, scope: known!.scope } : { accountId: speculativeAccount };
+    early = tool.run({ deps, caller, signal: NEVER_CANCELLED, maxWaitMs: 0, progress: () => undefined }, args);
     early.catch(() => undefined); // read (or dropped) after admission
   }
   const admission = await admitToken(deps, token, meter, session);
@@ -136,7 +138,7 @@ function inboxOfUri(uri: string): string | null {
 export function toolContext(ctx: ExecuteContext, progressToken: unknown): ToolContext {
   return {
     deps: ctx.deps,
-    caller: { accountId: ctx.admitted.admission.account.id },
+    caller: callerOf(ctx.admitted.admission),
     signal: ctx.signal,
     maxWaitMs: ctx.maxWaitMs,
     progress(progress, message, total) {
@@ -175,7 +177,7 @@ async function runTool(ctx: ExecuteContext, tool: Tool<any>, args: Record<string
 export async function execute(ctx: ExecuteContext, message: JsonRpcRequest): Promise<unknown> {
   const { deps, admitted } = ctx;
   if (admitted.deferred) throw admitted.deferred;
-  const caller = { accountId: admitted.admission.account.id };
+  const caller = callerOf(admitted.admission);
   switch (message.method) {
     case 'initialize':
       return initializeResult(message.params?.protocolVersion);

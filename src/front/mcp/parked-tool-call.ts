@@ -7,6 +7,7 @@
 import type { Config } from '../../config/config.js';
 import type { WaitResult } from '../../contract/results.js';
 import { parkWait } from '../../services/messages.js';
+import { callerOf } from '../../services/scope.js';
 import { Cancellation } from '../../util/cancel.js';
 import { detached } from '../../util/detached.js';
 import type { Sink } from '../../util/sink.js';
@@ -89,7 +90,7 @@ export class ParkedToolCall extends ToolCallAnswer implements Sink {
     // One flat copy of the address, for the command and the answer alike.
     this.address = detached(wait.address);
     this.output = wait.output;
-    parkWait(ctx.deps, { accountId: ctx.admitted.admission.account.id }, this.address, { ...wait.options, signal: this.cancellation }, this);
+    parkWait(ctx.deps, callerOf(ctx.admitted.admission), this.address, { ...wait.options, signal: this.cancellation }, this);
   }
 
   resolve(result: WaitResult): void {

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Admission } from '../../contract/results.js';
 import { fail, MailcueError } from '../../errors/registry.js';
-import { parseCredential } from '../../security/credentials.js';
+import { isBearerKind, parseCredential } from '../../security/credentials.js';
 import type { Deps } from '../../services/deps.js';
 import type { SessionTerms } from '../../contract/commands.js';
 import type { FrontThreadLink } from '../front-threads.js';
@@ -33,6 +33,8 @@ export interface McpSession {
   protocolVersion: string;
   /** The account's credential generation at open: a rotation since then ends the session. */
   readonly generation: number;
+  /** The scoped key that opened it (`<id>:<generation>`): rotating or deleting the key ends it. */
+  readonly key?: string;
   lastSeen: number;
   /** When this front last told the account's shard the session is in use without a request. */
   touchedAt: number;
@@ -68,7 +70,10 @@ export class SessionStore {
     const id = randomUUID();
     const accountId = admission.account.id;
     // Only a legacy SSE session needs its stream's thread named: its answers are handed there.
-    const terms: SessionTerms = { transport, protocolVersion, generation: admission.generation, ...(this.threads && transport === 'sse' ? { holder: this.threads.holder } : {}) };
+    const terms: SessionTerms = {
+      transport, protocolVersion, generation: admission.generation, ...(admission.scope ? { key: keyTag(admission) } : {}),
+      ...(this.threads && transport === 'sse' ? { holder: this.threads.holder } : {}),
+    };
     await this.deps.cluster.call({ type: 'account.session_open', accountId, sessionId: id, idleMs: this.deps.config.sessionIdleMs, session: terms });
     return this.hold(id, accountId, terms);
   }
@@ -76,7 +81,7 @@ export class SessionStore {
   private hold(id: string, accountId: string, terms: SessionTerms): McpSession {
     const session: McpSession = {
       id, accountId, transport: terms.transport, protocolVersion: terms.protocolVersion, generation: terms.generation,
-      lastSeen: Date.now(), touchedAt: Date.now(), inflight: new Map(), stream: null,
+      ...(terms.key ? { key: terms.key } : {}), lastSeen: Date.now(), touchedAt: Date.now(), inflight: new Map(), stream: null,
     };
     this.sessions.set(id, session);
     return session;
@@ -98,7 +103,7 @@ export class SessionStore {
     const held = this.get(id);
     if (held || !id || !token) return held;
     const credential = parseCredential(token);
-    if (!credential || (credential.kind !== 'api_key' && credential.kind !== 'access_token')) return undefined;
+    if (!credential || !isBearerKind(credential.kind)) return undefined;
     const terms = await this.deps.cluster.call({ type: 'account.session_find', accountId: credential.accountId, sessionId: id });
     if (!terms) return undefined;
     let sibling: number | null = null;
@@ -119,7 +124,8 @@ export class SessionStore {
   require(sessionId: string | null | undefined, session: McpSession | undefined, admission: Admission): McpSession {
     if (!sessionId) fail('session_required', 'Bad Request: Mcp-Session-Id header is required');
     if (!session || session.accountId !== admission.account.id) throw sessionNotFound();
-    if (session.generation !== admission.generation) {
+    // Opened under a rotated-out key (the account's, or the scoped key that opened it).
+    if (session.generation !== admission.generation || (session.key !== undefined && session.key !== keyTag(admission))) {
       this.close(session.id);
       throw sessionNotFound();
     }
@@ -131,6 +137,13 @@ export class SessionStore {
   closeAccount(accountId: string): number {
     let n = 0;
     for (const s of [...this.sessions.values()]) if (s.accountId === accountId && this.close(s.id)) n++;
+    return n;
+  }
+
+  /** A scoped key rotated or deleted, pushed by the account's shard: the sessions it opened end. */
+  closeKey(keyId: string): number {
+    let n = 0;
+    for (const s of [...this.sessions.values()]) if (s.key?.startsWith(`${keyId}:`) && this.close(s.id)) n++;
     return n;
   }
 
@@ -200,4 +213,9 @@ export class SessionStore {
     clearInterval(this.sweeper);
     for (const id of [...this.sessions.keys()]) this.close(id);
   }
+}
+
+/** The scoped key of an admission as sessions record it. */
+function keyTag(admission: Admission): string | undefined {
+  return admission.scope ? `${admission.scope.key_id}:${admission.scope.generation}` : undefined;
 }

@@ -1,185 +1,166 @@
-// SEED.md's simplified OAuth, made safe (DESIGN §4): the API key is the client_id, PKCE S256 is
-// required, codes are single-use and live 60 s, tokens are random and stored only as hashes on
-// the account's shard. Errors follow RFC 6749 §4.1.2.1 (redirected) and §5.2 (token endpoint).
-import { MailcueError } from '../../errors/registry.js';
+// /authorize and /register: SEED.md's simplified flow (the API key is the client_id: an immediate
+// redirect with the code), made safe (DESIGN §4), and issue 36's clients that are not keys (Client
+// ID Metadata Documents, RFC 7591 registration), which get a consent page naming the client, the
+// account and the scope. PKCE S256 is required; codes are single-use and live 60 s; every
+// authorization response carries RFC 9207 `iss`. Errors come from the registry (oauth-errors.ts).
+import type { Meter } from '../../contract/commands.js';
+import { describeScope } from '../../contract/keys.js';
+import { MailcueError, fail, oauthErrorName } from '../../errors/registry.js';
 import { newCredential, parseCredential } from '../../security/credentials.js';
 import type { Deps } from '../../services/deps.js';
-import type { IssuedTokens } from '../../contract/results.js';
-import type { Meter } from '../../contract/commands.js';
 import { admitToken } from '../auth.js';
-import { nestsDeeperThan } from '../http/json-depth.js';
+import type { Cors } from '../http/cors.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
-import type { Cors } from '../http/cors.js';
+import type { ClientMetadataFetcher } from './client-metadata.js';
+import { consentPage, PAGE_HEADERS, signInPage, type Carried, type ConsentClient } from './consent-page.js';
 import { issuer, knownResources } from './metadata-routes.js';
+import { allowedRedirect, resolveClient, type OAuthClient } from './oauth-clients.js';
+import { formBody, sendOAuthError, tokenRoute } from './token-route.js';
 import { PerIpWindow } from './per-ip-window.js';
+import { register } from './registration.js';
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const CHALLENGE = /^[A-Za-z0-9_-]{43,128}$/;
-const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+/** The parameters an authorization request carries through the consent page's form. */
+const CARRIED = ['response_type', 'client_id', 'redirect_uri', 'state', 'code_challenge', 'code_challenge_method', 'resource', 'scope'] as const;
+const FORM_MAX_BYTES = 64 * 1024;
 
-/** https anywhere, or http on a loopback host (native and CLI clients, RFC 8252 §7.3). */
-function redirectAllowed(value: string): URL | null {
-  try {
-    const u = new URL(value);
-    if (u.hash) return null;
-    if (u.protocol === 'https:') return u;
-    if (u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname)) return u;
-    return null;
-  } catch {
-    return null;
-  }
-}
-
-function oauthError(ex: Exchange, status: number, error: string, description: string): void {
-  ex.sendJson(status, { error, error_description: description }, [['Cache-Control', 'no-store'], ['Pragma', 'no-cache']]);
-}
-
-/** The account of a client_id that is a valid API key, or null; a rate-limited key throws. */
-async function validClient(deps: Deps, clientId: string | null, meter: Meter = { kind: 'none' }): Promise<string | null> {
-  if (!clientId || parseCredential(clientId)?.kind !== 'api_key') return null;
-  try {
-    return (await admitToken(deps, clientId, meter)).account.id;
-  } catch (err) {
-    if (err instanceof MailcueError && err.code === 'rate_limited') throw err;
-    return null;
-  }
-}
-
-function rateLimited(ex: Exchange, retryAfterS: number, description: string): void {
-  ex.sendJson(429, { error: 'rate_limited', error_description: description }, [['Retry-After', String(retryAfterS)], ['Cache-Control', 'no-store']]);
-}
-
-/** DESIGN §7: /authorize counts per client IP, and against the REST limit of the key it names. */
-async function authorize(deps: Deps, perIp: AuthorizeWindow, ex: Exchange): Promise<void> {
-  const q = ex.query;
-  const wait = await perIp.take(ex.remoteAddress);
-  if (wait > 0) return rateLimited(ex, wait, `Too many authorization requests from this address (${deps.config.authorizePerIpPerMinute} per minute)`);
-  const clientId = q.get('client_id');
-  const redirectRaw = q.get('redirect_uri');
-  let accountId: string | null;
-  try {
-    accountId = await validClient(deps, clientId, { kind: 'rest' });
-  } catch (err) {
-    const retry = (err as MailcueError).details?.retry_after_s;
-    return rateLimited(ex, typeof retry === 'number' ? retry : 60, (err as Error).message);
-  }
-  if (!accountId) return oauthError(ex, 400, 'invalid_client', 'client_id must be a valid API key');
-  const redirect = redirectRaw ? redirectAllowed(redirectRaw) : null;
-  if (!redirect) return oauthError(ex, 400, 'invalid_request', 'redirect_uri must be an https URL or an http URL on localhost');
-
-  // From here on, errors go back to the client through the redirect.
-  const back = (params: Record<string, string>) => {
-    const target = new URL(redirect.href);
-    for (const [k, v] of Object.entries(params)) target.searchParams.set(k, v);
-    const state = q.get('state');
-    if (state !== null) target.searchParams.set('state', state);
-    target.searchParams.set('iss', issuer(deps.config));
-    ex.send(302, '', null, [['Location', target.href], ['Cache-Control', 'no-store']]);
-  };
-  const responseType = q.get('response_type');
-  // DESIGN §4: every error after the client and redirect are known redirects as invalid_request.
-  if (responseType !== null && responseType !== 'code') return back({ error: 'invalid_request', error_description: 'response_type must be code' });
-  const challenge = q.get('code_challenge');
-  if (!challenge || !CHALLENGE.test(challenge)) return back({ error: 'invalid_request', error_description: 'code_challenge (PKCE) is required' });
-  if (q.get('code_challenge_method') !== 'S256') return back({ error: 'invalid_request', error_description: 'code_challenge_method must be S256' });
-  const resource = q.get('resource');
-  if (resource !== null && !knownResources(deps.config).has(resource)) return back({ error: 'invalid_request', error_description: 'resource must name this server\'s /mcp or /sse' });
-
-  const code = newCredential('auth_code', accountId);
-  await deps.cluster.call({
-    type: 'oauth.issue_code', accountId, codeHash: parseCredential(code)!.hash, codeChallenge: challenge, redirectUri: redirectRaw, resource,
-  });
-  back({ code });
-}
-
-/** A token request is a short form; nothing legitimate comes near this. */
-const TOKEN_FORM_MAX_BYTES = 64 * 1024;
-
-async function formBody(ex: Exchange): Promise<URLSearchParams> {
-  const raw = (await ex.body()).toString('utf8');
-  if ((ex.header('content-type') ?? '').includes('application/json')) {
-    if (nestsDeeperThan(raw)) return new URLSearchParams();
-    try {
-      return new URLSearchParams(Object.entries(JSON.parse(raw) as Record<string, unknown>).map(([k, v]): [string, string] => [k, String(v)]));
-    } catch {
-      return new URLSearchParams();
-    }
-  }
-  return new URLSearchParams(raw);
-}
-
-/** client_id from the form, or from HTTP Basic credentials (RFC 6749 §2.3.1). */
-function clientIdOf(ex: Exchange, form: URLSearchParams): string | null {
-  const basic = /^Basic\s+(\S+)$/i.exec(ex.header('authorization') ?? '');
-  if (basic) {
-    const user = Buffer.from(basic[1]!, 'base64').toString('utf8').split(':')[0] ?? '';
-    try {
-      return decodeURIComponent(user);
-    } catch {
-      return null; // not a client id we could have issued: answered as invalid_client
-    }
-  }
-  return form.get('client_id');
-}
-
-async function token(deps: Deps, ex: Exchange): Promise<void> {
-  const form = await formBody(ex);
-  const grant = form.get('grant_type');
-  const access = (accountId: string) => newCredential('access_token', accountId);
-  const refresh = (accountId: string) => newCredential('refresh_token', accountId);
-  const answer = (accessToken: string, refreshToken: string, issued: IssuedTokens) =>
-    ex.sendJson(200, { access_token: accessToken, token_type: 'Bearer', expires_in: issued.expires_in, refresh_token: refreshToken, scope: issued.scope }, [
-      ['Cache-Control', 'no-store'], ['Pragma', 'no-cache'],
-    ]);
-  try {
-    if (grant === 'authorization_code') {
-      const code = parseCredential(form.get('code') ?? '');
-      const verifier = form.get('code_verifier');
-      const clientAccount = await validClient(deps, clientIdOf(ex, form));
-      if (!clientAccount) return oauthError(ex, 401, 'invalid_client', 'client_id must be a valid API key');
-      if (!code || code.kind !== 'auth_code' || code.accountId !== clientAccount) return oauthError(ex, 400, 'invalid_grant', 'The authorization code is invalid');
-      if (!verifier || !VERIFIER.test(verifier)) return oauthError(ex, 400, 'invalid_request', 'code_verifier is required (RFC 7636)');
-      const resource = form.get('resource');
-      if (resource !== null && !knownResources(deps.config).has(resource)) return oauthError(ex, 400, 'invalid_target', 'unknown resource');
-      const a = access(clientAccount);
-      const r = refresh(clientAccount);
-      const issued = await deps.cluster.call({
-        type: 'oauth.redeem_code', accountId: clientAccount, codeHash: code.hash, codeVerifier: verifier, redirectUri: form.get('redirect_uri'),
-        accessHash: parseCredential(a)!.hash, refreshHash: parseCredential(r)!.hash,
-      });
-      return answer(a, r, issued);
-    }
-    if (grant === 'refresh_token') {
-      const old = parseCredential(form.get('refresh_token') ?? '');
-      if (!old || old.kind !== 'refresh_token') return oauthError(ex, 400, 'invalid_grant', 'The refresh token is invalid');
-      const clientId = clientIdOf(ex, form);
-      if (clientId && (await validClient(deps, clientId)) !== old.accountId) return oauthError(ex, 401, 'invalid_client', 'client_id must be the API key the token was issued to');
-      const a = access(old.accountId);
-      const r = refresh(old.accountId);
-      const issued = await deps.cluster.call({
-        type: 'oauth.refresh', accountId: old.accountId, refreshHash: old.hash, accessHash: parseCredential(a)!.hash, newRefreshHash: parseCredential(r)!.hash,
-      });
-      return answer(a, r, issued);
-    }
-    return oauthError(ex, 400, grant ? 'unsupported_grant_type' : 'invalid_request', grant ? `grant_type ${grant} is not supported` : 'grant_type is required');
-  } catch (err) {
-    if (err instanceof MailcueError && (err.code === 'invalid_grant' || err.code === 'not_found')) return oauthError(ex, 400, 'invalid_grant', err.message);
-    throw err;
-  }
-}
-
-/** Counts /authorize calls per client IP: a PerIpWindow, or the first front thread's one (front-threads.ts). */
+/** Counts /authorize (and /register) calls per client IP: a PerIpWindow, or the first front thread's one (front-threads.ts). */
 export interface AuthorizeWindow {
   take(ip: string): number | Promise<number>;
 }
 
-export function flowRoutes(router: Router, deps: Deps, cors: Cors, perIp: AuthorizeWindow = new PerIpWindow(deps.config.authorizePerIpPerMinute)): void {
+interface Checked {
+  client: OAuthClient;
+  redirect: URL;
+  redirectRaw: string | null;
+  challenge: string;
+  resource: string | null;
+}
+
+/** Where the browser goes back to, with `params`, `state` and `iss` (RFC 9207). */
+function backTo(deps: Deps, ex: Exchange, checked: Pick<Checked, 'redirect'>, q: URLSearchParams, params: Record<string, string>, status: 302 | 303): void {
+  const target = new URL(checked.redirect.href);
+  for (const [k, v] of Object.entries(params)) target.searchParams.set(k, v);
+  const state = q.get('state');
+  if (state !== null) target.searchParams.set('state', state);
+  target.searchParams.set('iss', issuer(deps.config));
+  ex.send(status, '', null, [['Location', target.href], ['Cache-Control', 'no-store']]);
+}
+
+/**
+ * Checks an authorization request. A bad client or redirect throws (answered, never redirected);
+ * anything else wrong is answered through the redirect (DESIGN §4) and yields null.
+ */
+async function check(deps: Deps, fetcher: ClientMetadataFetcher, ex: Exchange, q: URLSearchParams, meter: Meter, status: 302 | 303): Promise<Checked | null> {
+  const client = await resolveClient(deps, fetcher, q.get('client_id'), meter);
+  const { url: redirect, raw: redirectRaw } = allowedRedirect(client, q.get('redirect_uri'));
+  const bad = (description: string) => {
+    backTo(deps, ex, { redirect }, q, { error: oauthErrorName('invalid_request'), error_description: description }, status);
+    return null;
+  };
+  const responseType = q.get('response_type');
+  if (responseType !== null && responseType !== 'code') return bad('response_type must be code');
+  const challenge = q.get('code_challenge');
+  if (!challenge || !CHALLENGE.test(challenge)) return bad('code_challenge (PKCE) is required');
+  if (q.get('code_challenge_method') !== 'S256') return bad('code_challenge_method must be S256');
+  const resource = q.get('resource');
+  if (resource !== null && !knownResources(deps.config).has(resource)) return bad('resource must name this server\'s /mcp or /sse');
+  return { client, redirect, redirectRaw, challenge, resource };
+}
+
+async function issueCode(deps: Deps, c: Checked, accountId: string, keyId: string | null): Promise<string> {
+  const code = newCredential('auth_code', accountId);
+  await deps.cluster.call({
+    type: 'oauth.issue_code', accountId, codeHash: parseCredential(code)!.hash, codeChallenge: c.challenge, redirectUri: c.redirectRaw, resource: c.resource,
+    keyId, clientId: c.client.kind === 'app' ? c.client.clientId : null,
+  });
+  return code;
+}
+
+function consentClient(c: Checked): ConsentClient {
+  return { name: c.client.kind === 'app' ? c.client.metadata.client_name : null, clientId: c.client.clientId, redirectUri: c.redirect.href };
+}
+
+function carried(q: URLSearchParams): Carried {
+  return CARRIED.flatMap((k): Carried => (q.get(k) === null ? [] : [[k, q.get(k)!]]));
+}
+
+async function limited(deps: Deps, perIp: AuthorizeWindow, remote: string): Promise<void> {
+  const wait = await perIp.take(remote);
+  if (wait > 0) fail('rate_limited', `Too many authorization requests from this address (${deps.config.authorizePerIpPerMinute} per minute)`, { retry_after_s: wait });
+}
+
+/** GET /authorize: a key client gets its code at once (SEED.md); any other client the sign-in page. */
+async function authorize(deps: Deps, fetcher: ClientMetadataFetcher, perIp: AuthorizeWindow, ex: Exchange): Promise<void> {
+  const q = ex.query;
+  const remote = ex.remoteAddress;
+  // DESIGN §7: counted per client IP, and against the REST limit of the key it names.
+  await limited(deps, perIp, remote);
+  const c = await check(deps, fetcher, ex, q, { kind: 'rest' }, 302);
+  if (!c) return;
+  if (c.client.kind === 'key') {
+    const code = await issueCode(deps, c, c.client.accountId, c.client.keyId);
+    return backTo(deps, ex, c, q, { code }, 302);
+  }
+  ex.send(200, signInPage(consentClient(c), carried(q)), null, PAGE_HEADERS);
+}
+
+/** POST /authorize: the consent page's two steps, sign-in (an API key names the account) and the decision. */
+async function decide(deps: Deps, fetcher: ClientMetadataFetcher, perIp: AuthorizeWindow, ex: Exchange): Promise<void> {
+  const remote = ex.remoteAddress;
+  const form = await formBody(ex);
+  await limited(deps, perIp, remote);
+  const c = await check(deps, fetcher, ex, form, { kind: 'none' }, 303);
+  if (!c) return;
+  if (c.client.kind !== 'app') fail('invalid_request', 'This client is signed in by its client_id: use GET /authorize');
+  if (form.get('decision') === 'deny') {
+    return backTo(deps, ex, c, form, { error: 'access_denied', error_description: 'The user denied access' }, 303);
+  }
+  const key = form.get('api_key') ?? '';
+  const kind = parseCredential(key)?.kind;
+  let admission;
+  try {
+    if (kind !== 'api_key' && kind !== 'scoped_key') fail('unauthorized', 'That is not an API key');
+    admission = await admitToken(deps, key, { kind: 'rest' });
+  } catch (err) {
+    if (err instanceof MailcueError && err.code === 'rate_limited') throw err;
+    return ex.send(401, signInPage(consentClient(c), carried(form), 'That key is not valid. Paste the API key of the account to connect.'), null, PAGE_HEADERS);
+  }
+  const account = admission.account;
+  if (form.get('decision') === 'allow') {
+    const code = await issueCode(deps, c, account.id, admission.scope?.key_id ?? null);
+    return backTo(deps, ex, c, form, { code }, 303);
+  }
+  ex.send(200, consentPage(consentClient(c), { id: account.id, name: account.name, plan: deps.config.plans[account.plan].title, reach: describeScope(admission.scope) },
+    [...carried(form), ['api_key', key]]), null, PAGE_HEADERS);
+}
+
+export function flowRoutes(router: Router, deps: Deps, cors: Cors, fetcher: ClientMetadataFetcher, perIp: AuthorizeWindow = new PerIpWindow(deps.config.authorizePerIpPerMinute)): void {
+  const answered = (work: (ex: Exchange) => Promise<void>) => async (ex: Exchange) => {
+    try {
+      await work(ex);
+    } catch (err) {
+      sendOAuthError(ex, err);
+    }
+  };
   router
-    .add('get', '/authorize', (ex) => authorize(deps, perIp, ex))
+    .add('get', '/authorize', answered((ex) => authorize(deps, fetcher, perIp, ex)))
+    .add('post', '/authorize', answered((ex) => decide(deps, fetcher, perIp, ex)), FORM_MAX_BYTES)
     .add('post', '/token', (ex) => {
       cors.apply(ex);
-      return token(deps, ex);
-    }, TOKEN_FORM_MAX_BYTES)
-    .add('options', '/token', (ex) => cors.preflight(ex));
+      return tokenRoute(deps, ex);
+    }, FORM_MAX_BYTES)
+    .add('options', '/token', (ex) => cors.preflight(ex))
+    // RFC 7591: open registration of public clients (registration.ts), counted per client IP.
+    .add('post', '/register', (ex) => {
+      cors.apply(ex);
+      const remote = ex.remoteAddress;
+      return answered(async () => {
+        const body = await ex.jsonObject();
+        await limited(deps, perIp, remote);
+        ex.sendJson(201, register(body), [['Cache-Control', 'no-store']]);
+      })(ex);
+    }, FORM_MAX_BYTES)
+    .add('options', '/register', (ex) => cors.preflight(ex));
 }

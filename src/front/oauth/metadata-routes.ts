@@ -22,13 +22,20 @@ export function authorizationServerMetadata(config: Config) {
     issuer: issuer(config),
     authorization_endpoint: `${config.mcpUrl}/authorize`,
     token_endpoint: `${config.mcpUrl}/token`,
+    // RFC 7591, the fallback for clients without a metadata document (registration.ts).
+    registration_endpoint: `${config.mcpUrl}/register`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    // client_credentials: a scoped key's id and secret (MCP extension io.modelcontextprotocol/oauth-client-credentials).
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['none'],
+    // none: public clients (PKCE); client_secret_*: a scoped key in the client-credentials grant.
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
     scopes_supported: [SCOPE],
+    // RFC 9207: every authorization response names this issuer in `iss`.
     authorization_response_iss_parameter_supported: true,
+    // MCP 2025-11-25: an https client_id names the client's metadata document (client-metadata.ts).
+    client_id_metadata_document_supported: true,
     service_documentation: `${config.publicUrl}/#connecting-an-mcp-client`,
   };
 }

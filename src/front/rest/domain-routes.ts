@@ -1,6 +1,7 @@
 // REST /v1/custom-domains (SEED.md "Custom domains (REST)"). Growth or Enterprise only.
 import { fail } from '../../errors/registry.js';
-import type { Deps } from '../../services/deps.js';
+import type { Caller, Deps } from '../../services/deps.js';
+import { callerOf } from '../../services/scope.js';
 import * as domains from '../../services/domains.js';
 import { admitRest } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
@@ -8,7 +9,7 @@ import type { Router } from '../http/router.js';
 import { ok } from './respond.js';
 
 /** The plan gate shared by custom domains and webhooks: 403 plan_required with upgrade_url. */
-export async function requireFeature(deps: Deps, ex: Exchange, feature: 'customDomains' | 'webhooks'): Promise<{ accountId: string }> {
+export async function requireFeature(deps: Deps, ex: Exchange, feature: 'customDomains' | 'webhooks'): Promise<Caller> {
   const admission = await admitRest(deps, ex);
   const plan = deps.config.plans[admission.account.plan];
   if (!plan[feature]) {
@@ -17,7 +18,7 @@ export async function requireFeature(deps: Deps, ex: Exchange, feature: 'customD
       upgrade_url: `${deps.config.publicUrl}/upgrade`,
     });
   }
-  return { accountId: admission.account.id };
+  return callerOf(admission);
 }
 
 export function domainRoutes(router: Router, deps: Deps): void {

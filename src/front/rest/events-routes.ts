@@ -4,6 +4,7 @@
 // EVENTS_STREAM_MAX_MS: the client reconnects, which admits its key again (a rotated key ends it).
 import type { ChangesAnswer } from '../../contract/results.js';
 import type { Deps } from '../../services/deps.js';
+import { fail } from '../../errors/registry.js';
 import { Cancellation } from '../../util/cancel.js';
 import type { ShardClient } from '../../rpc/shard-client.js';
 import { admitRest } from '../auth.js';
@@ -47,6 +48,8 @@ export function eventsRoutes(router: Router, deps: Deps): void {
   router.add('get', '/v1/events', async (ex) => {
     const admission = await admitRest(deps, ex);
     const accountId = admission.account.id;
+    // The feed names every inbox that changes: not for a key limited to some of them.
+    if (admission.scope && admission.scope.inboxes !== null) fail('scope_denied', 'This key is limited to some inboxes: it cannot follow the whole account\'s changes');
     const shards = deps.cluster.shards;
     const stop = new Cancellation();
     ex.signal.addEventListener('abort', () => stop.abort());

@@ -2,6 +2,7 @@
 import * as inboxes from '../../services/inboxes.js';
 import * as messages from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';
+import { callerOf } from '../../services/scope.js';
 import { intInRange, normalizeAddress, optionalBool, optionalSince, requireMessageId } from '../../services/validate.js';
 import { fail } from '../../errors/registry.js';
 import { admitRest, admitRestAndRead } from '../auth.js';
@@ -16,8 +17,7 @@ const WAIT_DEFAULT_S = 30;
 const SEARCH_MAX_CHARS = 200;
 
 async function caller(deps: Deps, ex: Exchange) {
-  const admission = await admitRest(deps, ex);
-  return { accountId: admission.account.id };
+  return callerOf(await admitRest(deps, ex));
 }
 
 /** The inbox named by the path; a malformed address can name no inbox of the caller's. */
