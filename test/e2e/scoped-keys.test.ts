@@ -152,8 +152,10 @@ test('keys - client_credentials: the SDK ClientCredentialsProvider signs in with
 });
 
 test('keys - an expired key is refused; a deleted key and its tokens at once; rotation replaces the secret', async (t) => {
-  const short = await createKey({ expires_in: 3 });
-  t.is((await call(short.key, 'GET', '/v1/inboxes')).status, 200);
+  const short = await createKey({ expires_in: 4 });
+  const used = await call(short.key, 'GET', '/v1/inboxes');
+  // Under a heavy load the answer may come after the expiry itself; before it, the key works.
+  if (Date.now() < Date.parse(short.expires_at) - 500) t.is(used.status, 200);
   await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(short.expires_at) + 100 - Date.now())));
   t.like(await call(short.key, 'GET', '/v1/inboxes'), { status: 401, body: { error: 'unauthorized' } });
 
