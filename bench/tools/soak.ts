@@ -4,7 +4,9 @@
 // other 20 % are deleted once older than `keep-s`, so the live data levels off). Every sample
 // reads the data dir's allocated bytes (st_blocks) and the live mail (raw bytes of the messages
 // still stored, counted by this tool). Reported: the ratio dir / live at the end (target ≤ 1.5) and
-// the growth of the dir over the last third, while the live data is level (target: flat).
+// the growth of the dir over the last third, while the live data is level (target: flat). Live
+// data is each kept mail's raw source plus the message as GET …/messages/{id} shows it. An empty
+// data dir already takes 1-2 MB (LMDB's pages of each database), so only a long run's ratio tells.
 // Full: 60 minutes at 150 ops/s; quick: 2 minutes. Bounded in time and in requests in flight.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -43,7 +45,7 @@ async function main(): Promise<void> {
   try {
     const key = await mc.createAccount();
     const mailBytes = smallMail('x@mailcue.test', 'size', 0).data.length;
-    const kept: { address: string; at: number }[] = [];
+    const kept: { address: string; at: number; bytes: number }[] = [];
     let live = 0;
     let cycles = 0;
     let inFlight = 0;
@@ -63,15 +65,20 @@ async function main(): Promise<void> {
         const del = await jsonRequest('DELETE', `${mc.base}/v1/inboxes/${encodeURIComponent(address)}`, { token: key });
         if (del.status !== 200) throw new Error(`delete → ${del.status}`);
       } else {
-        kept.push({ address, at: Date.now() });
-        live += mailBytes;
+        // Live data of a kept mail: its raw source plus the message as the API shows it (the
+        // stored record's fields), read once.
+        const id = (read.body.data as { id: string }[])[0]?.id;
+        const full = id ? await jsonRequest('GET', `${mc.base}/v1/inboxes/${encodeURIComponent(address)}/messages/${id}`, { token: key }) : null;
+        const bytes = mailBytes + (full?.status === 200 ? Buffer.byteLength(JSON.stringify(full.body.data)) : 0);
+        kept.push({ address, at: Date.now(), bytes });
+        live += bytes;
       }
     };
     const expire = async () => {
       while (kept.length > 0 && kept[0]!.at < Date.now() - KEEP_S * 1000) {
-        const { address } = kept.shift()!;
+        const { address, bytes } = kept.shift()!;
         await jsonRequest('DELETE', `${mc.base}/v1/inboxes/${encodeURIComponent(address)}`, { token: key });
-        live -= mailBytes;
+        live -= bytes;
       }
     };
     let nextSample = t0;
