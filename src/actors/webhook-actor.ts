@@ -246,12 +246,14 @@ export class WebhookActor {
     this.inFlight += starting;
     // Notify only of acknowledged mail: with followers, once they hold the entries too (a primary
     // that died before that would have announced a message its successor never had).
+    this.afterReplicated(() => this.send(batch, now));
+  }
+
+  /** Runs `go` once the followers in sync hold what is logged now; a barrier that failed is tried again. */
+  private afterReplicated(go: () => void): void {
     const replicated = this.replicated?.() ?? null;
-    if (replicated) {
-      void replicated.then(() => this.send(batch, now));
-      return;
-    }
-    this.send(batch, now);
+    if (!replicated) return go();
+    replicated.then(go, () => setTimeout(() => this.afterReplicated(go), 500).unref());
   }
 
   /**

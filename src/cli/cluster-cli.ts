@@ -34,8 +34,8 @@ export async function clusterShard(config: Config, flags: Map<string, string>) {
   const masterKey = resolveMasterKey(config.masterKey, path.dirname(dataDir));
   return startClusterShard({
     id, config, listen, advertise: flags.get('advertise') ?? listen, dataDir, masterKey, log, tls,
-    runner(host, view, guard) {
-      host.actors.slotCommands = slotEndpoint(host.actors, guard, view);
+    runner(host, view, guard, locks) {
+      host.actors.slotCommands = slotEndpoint(host.actors, guard, view, locks);
       host.actors.broadcastFilter = ownedOnly(guard);
       // One line per move: how long it took, how much it copied, how long writes to the slot waited.
       return new GrpcSlotMover(view, tls, (m) => log.info(m, 'slot moved'));
@@ -64,15 +64,20 @@ export async function runClusterAdmin(config: Config, args: Args): Promise<numbe
         if (!before.members.some((m) => m.id === id)) throw new ConfigError(`no member ${id} in the cluster`);
         await requestDrain(etcd.ns, id);
         if (args.flags.has('no-wait')) return 0;
-        // Until the member holds no slot: then it can stop without making any key unavailable.
+        // Until the member holds no copy at all and every slot it held has its full copy count, in
+        // sync, on other members: then it can stop without a slot losing a copy.
+        const held = new Set(before.map.filter((e) => e.primary === id || e.followers.includes(id)).map((e) => e.slot));
         for (;;) {
           const s = await readClusterStatus(etcd.ns, config.replicas);
-          const left = s.map.filter((e) => e.primary === id).length;
-          if (left === 0) break;
-          console.error(`draining ${id}: ${left} slots left`);
+          const others = s.members.filter((m) => m.id !== id).length;
+          const full = Math.min(s.replicas, others);
+          const copies = s.map.filter((e) => e.primary === id || e.followers.includes(id)).length;
+          const short = s.map.filter((e) => held.has(e.slot) && e.isr.filter((m) => m !== id).length < full).length;
+          if (copies === 0 && short === 0) break;
+          console.error(`draining ${id}: ${copies} copies left here, ${short} slots short of ${full} in-sync copies elsewhere`);
           await new Promise((r) => setTimeout(r, DRAIN_POLL_MS));
         }
-        console.log(`${id} holds no slots; it can stop now`);
+        console.log(`${id} holds no copies and its slots have their copies elsewhere; it can stop now`);
         return 0;
       }
       default:

@@ -1,19 +1,28 @@
 // The controller (DESIGN.md §8): one shard at a time, chosen with etcd's election recipe. While it
-// leads it watches members and drain marks, computes the assignment, hands never-owned slots out
-// in one map transaction and runs data moves one slot at a time through the MoveRunner. Every map
-// change compares the map's revision, so a deposed controller can never overwrite its successor.
+// leads it watches members and drain marks and, each pass: fails over slots by Kafka's rules
+// (failover.ts: only in-sync members are promoted, restarted or replaced members leave the in-sync
+// sets first), hands never-owned slots out, places follower copies add-before-remove, and runs
+// data moves one slot at a time through the MoveRunner. Every map change compares the map's
+// revision and the controller's election key, so a deposed controller changes nothing.
 import type { Campaign } from 'etcd3';
 import { assignFollowers, assignPrimaries, planMoves, type Move } from './assignment.js';
 import { readDrains, DRAIN_PREFIX } from './drain.js';
 import type { Namespace } from './etcd.js';
-import { MEMBERS_PREFIX, readMembers } from './members.js';
-import { withFollowers, withPrimary, type SlotEntry, type SlotMap } from './slot-map.js';
+import { failOver, followersAddFirst, needsFailover, type CopyPosition, type Membership } from './failover.js';
+import { MEMBERS_PREFIX, readMembers, type MemberInfo } from './members.js';
+import { addFollower, switchOwner, type MapWriter } from './move-steps.js';
+import { withFollowers, withPrimary, type SlotMap } from './slot-map.js';
 import { SlotMapStore, type VersionedMap } from './slot-map-store.js';
+import { REPLICATION_KEY, type ReplicationSettings } from './slot-view.js';
 import { watchPrefix } from './watch-prefix.js';
 
 export const ELECTION_NAME = 'controller';
 export const MOVES_KEY = 'moves';
+/** `sessions/<id>`: the member's session and data-directory incarnation the controller last acted on. */
+export const SESSIONS_PREFIX = 'sessions/';
 const RETRY_MS = 1000;
+/** A failover transaction lost to a shard's in-sync change is recomputed on a fresh read this often. */
+const FAILOVER_ATTEMPTS = 10;
 /**
  * A fresh cluster (no slot owned yet) waits until membership has been quiet this long before the
  * first assignment, so shards started together each get their share without a single move.
@@ -21,7 +30,6 @@ const RETRY_MS = 1000;
 const FRESH_SETTLE_MS = 2000;
 /** Move progress goes to etcd at most this often (status readers poll it). */
 const PUBLISH_INTERVAL_MS = 250;
-const SWAP_ATTEMPTS = 20;
 
 export type MoveState = 'pending' | 'copying' | 'switching' | 'done' | 'failed';
 
@@ -31,21 +39,18 @@ export interface MoveStatus extends Move {
   progress: number;
 }
 
-/**
- * Does the data part of one move; calls `switchOwner` (the map transaction) while writes to the
- * slot are paused. `keepOld`: the old primary stays as a follower (its copy matches the new one's).
- */
+/** The map steps of one move, for the MoveRunner. */
 export interface MoveSteps {
   /** Adds the new owner as a follower of the slot (map transaction, no epoch change). */
   addFollower(): Promise<void>;
-  /** The epoch switch; `keepOld`: the old primary stays as a follower. */
+  /** The epoch switch (the new owner must be in the in-sync set); `keepOld`: the old primary stays a follower. */
   switchOwner(keepOld?: boolean): Promise<void>;
 }
 
 export interface MoveRunner {
   run(move: Move, steps: MoveSteps, progress: (fraction: number) => void): Promise<void>;
-  /** Where each member's copy of the slots stands (last applied entry; -1: incomplete or unknown). */
-  positions?(member: string, slots: number[]): Promise<Map<number, number>>;
+  /** Where each member's copy of the slots stands (a promotion picks the highest (epoch, seq)). */
+  positions?(member: string, slots: number[]): Promise<Map<number, CopyPosition>>;
 }
 
 export interface ControllerLog {
@@ -53,7 +58,18 @@ export interface ControllerLog {
   warn(obj: object, msg: string): void;
 }
 
-export class Controller {
+/** Configured copies and minimum in sync; null: the defaults of DESIGN.md §8. */
+export interface ReplicationConfig {
+  readonly replicas: number | null;
+  readonly minInsync: number | null;
+}
+
+interface Session {
+  readonly session?: string;
+  readonly incarnation?: string;
+}
+
+export class Controller implements MapWriter {
   private campaign: Campaign | null = null;
   private leading = false;
   private stopped = false;
@@ -62,10 +78,13 @@ export class Controller {
   private watches: { close(): Promise<void> }[] = [];
   private moves: MoveStatus[] = [];
   /** The map as this controller last wrote it: the next switch tries that revision first. */
-  private known: VersionedMap | null = null;
+  known: VersionedMap | null = null;
+  electionKey: string | undefined;
   private lastPublish = 0;
   private membersChangedAt = 0;
   private settleTimer: NodeJS.Timeout | null = null;
+  private settings: ReplicationSettings | null = null;
+  private readonly config: ReplicationConfig;
   readonly store: SlotMapStore;
 
   constructor(
@@ -74,10 +93,11 @@ export class Controller {
     private readonly ttlS: number,
     private readonly runner: MoveRunner,
     private readonly log: ControllerLog,
-    /** Copies of every slot: one primary and `replicas - 1` followers. */
-    private readonly replicas = 1,
+    /** Copies of every slot (a number: exactly that many, minimum in sync the default). */
+    replication: ReplicationConfig | number = 1,
   ) {
     this.store = new SlotMapStore(ns);
+    this.config = typeof replication === 'number' ? { replicas: replication, minInsync: null } : replication;
   }
 
   get isLeader(): boolean {
@@ -88,7 +108,7 @@ export class Controller {
     if (this.stopped) return;
     const campaign = this.ns.election(ELECTION_NAME, this.ttlS).campaign(this.id);
     this.campaign = campaign;
-    campaign.on('elected', () => void this.lead());
+    campaign.on('elected', () => void this.lead(campaign));
     campaign.on('error', (err) => {
       // Lease lost or etcd gone: step down and stand again.
       this.log.warn({ err: String(err) }, 'controller campaign failed; standing again');
@@ -96,8 +116,11 @@ export class Controller {
     });
   }
 
-  private async lead(): Promise<void> {
+  private async lead(campaign: Campaign): Promise<void> {
     if (this.stopped) return;
+    const key = await campaign.getCampaignKey().catch(() => undefined);
+    const prefix = (this.ns as unknown as { prefix: Buffer }).prefix.toString();
+    this.electionKey = key?.startsWith(prefix) ? key.slice(prefix.length) : undefined;
     this.leading = true;
     this.log.info({ controller: this.id }, 'elected controller');
     const kick = () => this.schedule();
@@ -138,17 +161,26 @@ export class Controller {
   }
 
   private async reconcile(): Promise<void> {
-    const members = await readMembers(this.ns);
-    const drains = await readDrains(this.ns);
+    const [members, drains, sessions] = await Promise.all([readMembers(this.ns), readDrains(this.ns), this.readSessions()]);
     const live = members.map((m) => m.id);
     const eligible = live.filter((id) => !drains.has(id));
     let { map } = (this.known = await this.store.read());
-    const liveSet = new Set(live);
-    // Failover first: a primary whose lease lapsed hands its slots to its most caught-up follower.
-    const orphaned = map.filter((e) => e.primary !== null && !liveSet.has(e.primary) && e.followers.some((f) => liveSet.has(f)));
-    if (orphaned.length > 0) {
-      const next = await this.promote(map, orphaned, liveSet);
-      if (next !== map && !(await this.write(next, { slots: orphaned.length }, 'promoted followers of slots whose primary left'))) return;
+    const replicas = await this.publishSettings(eligible.length);
+    // Failover first: gone, restarted and replaced members leave the in-sync sets; their slots get an in-sync member.
+    const membership = this.membership(members, sessions);
+    const renewed = members.filter((m) => membership.renewed.has(m.id) || membership.reborn.has(m.id));
+    if (needsFailover(map, membership).length > 0 || renewed.length > 0) {
+      const also = Object.fromEntries(renewed.map((m) => [`${SESSIONS_PREFIX}${m.id}`, JSON.stringify({ session: m.session, incarnation: m.incarnation })]));
+      const positions = new Map<string, Map<number, CopyPosition>>();
+      // Shards change in-sync sets meanwhile: the rules are applied again to a fresh read until one lands.
+      let landed = false;
+      for (let attempt = 0; attempt < FAILOVER_ATTEMPTS && !landed && this.leading; attempt++) {
+        if (attempt > 0) map = (this.known = await this.store.read()).map;
+        const failing = needsFailover(map, membership);
+        const next = failing.length > 0 ? await this.failOver(map, failing, membership, positions) : map;
+        landed = await this.write(next, { slots: failing.length, renewed: renewed.map((m) => m.id) }, 'failed over slots by the in-sync sets', also);
+      }
+      if (!landed) return;
       map = this.known.map;
     }
     const quietFor = Date.now() - this.membersChangedAt;
@@ -170,10 +202,12 @@ export class Controller {
       if (!(await this.write(next, { slots: fresh.length }, 'assigned unowned slots'))) return;
       map = next;
     }
-    // Copies: every slot keeps `replicas - 1` followers among the eligible members.
-    const followers = withFollowers(map, assignFollowers(map, eligible, this.replicas));
-    if (followers.changed > 0 && !(await this.write(followers.map, { slots: followers.changed }, 'assigned followers'))) return;
-    const data = moves.filter((m) => m.from !== null);
+    // Copies: every slot keeps `replicas - 1` followers among the eligible members, added before any is removed.
+    const liveSet = new Set(live);
+    const followers = withFollowers(map, followersAddFirst(map, assignFollowers(map, eligible, replicas), target, liveSet));
+    if (followers.changed > 0 && !(await this.write(followers.map, { slots: followers.changed }, 'placed follower copies'))) return;
+    map = this.known.map;
+    const data = moves.filter((m) => m.from !== null && liveSet.has(m.from) && map[m.slot]!.primary === m.from);
     this.moves = data.map((m) => ({ ...m, state: 'pending', progress: 0 }));
     await this.publishMoves(true);
     for (const status of this.moves) {
@@ -182,10 +216,67 @@ export class Controller {
     }
     this.moves = this.moves.filter((m) => m.state !== 'done' && m.state !== 'pending');
     await this.publishMoves(true);
-    if (this.moves.some((m) => m.state === 'failed')) {
+    // A failed move, a copy still joining its in-sync set, a slot waiting for an in-sync member: look again soon.
+    const waiting = this.known.map.some((e) => e.primary !== null && (e.followers.some((f) => !e.isr.includes(f)) || !e.isr.includes(e.primary)));
+    if (this.moves.some((m) => m.state === 'failed') || waiting) {
       await new Promise((r) => setTimeout(r, RETRY_MS));
       this.dirty = true;
     }
+  }
+
+  private membership(members: MemberInfo[], sessions: Map<string, Session>): Membership {
+    const renewed = new Set<string>();
+    const reborn = new Set<string>();
+    for (const m of members) {
+      const known = sessions.get(m.id);
+      if (m.session !== undefined && known?.session !== m.session) renewed.add(m.id);
+      if (known?.incarnation !== undefined && m.incarnation !== undefined && known.incarnation !== m.incarnation) reborn.add(m.id);
+    }
+    return { live: new Set(members.map((m) => m.id)), renewed, reborn };
+  }
+
+  /** The failover rules over the slots that need them, with the candidates' positions asked first. */
+  private async failOver(map: SlotMap, failing: { slot: number; candidates: string[] }[], membership: Membership, positions: Map<string, Map<number, CopyPosition>>): Promise<SlotMap> {
+    const asked = new Map<string, number[]>();
+    for (const { slot, candidates } of failing) {
+      if (candidates.length > 1) for (const c of candidates) if (!positions.get(c)?.has(slot)) asked.set(c, [...(asked.get(c) ?? []), slot]);
+    }
+    await Promise.all([...asked].map(async ([member, slots]) => {
+      const found = (await this.runner.positions?.(member, slots).catch(() => undefined)) ?? new Map<number, CopyPosition>();
+      const known = positions.get(member) ?? new Map<number, CopyPosition>();
+      for (const [slot, p] of found) known.set(slot, p);
+      positions.set(member, known);
+    }));
+    const next = map.slice();
+    for (const { slot } of failing) {
+      next[slot] = failOver(map[slot]!, membership, (m) => positions.get(m)?.get(slot));
+      if (next[slot]!.primary !== null && !next[slot]!.isr.includes(next[slot]!.primary!)) {
+        this.log.warn({ slot, isr: next[slot]!.isr }, 'no live in-sync copy; the slot is unavailable until one returns');
+      }
+    }
+    return next;
+  }
+
+  /** Copies per slot and the minimum in sync, published for the shards (DESIGN.md §8 defaults). */
+  private async publishSettings(shards: number): Promise<number> {
+    if (!this.settings) {
+      const raw = await this.ns.get(REPLICATION_KEY).string();
+      this.settings = raw ? (JSON.parse(raw) as ReplicationSettings) : null;
+    }
+    // Unset: 3 where there are three or more shards, else the number of shards; never lowered by a
+    // shard that died (its copies are what the minimum protects).
+    const replicas = this.config.replicas ?? Math.min(3, Math.max(this.settings?.replicas ?? 1, shards));
+    const minInsync = Math.min(replicas, this.config.minInsync ?? (replicas >= 2 ? 2 : 1));
+    if (this.settings?.replicas !== replicas || this.settings.min_insync !== minInsync) {
+      this.settings = { replicas, min_insync: minInsync };
+      await this.ns.put(REPLICATION_KEY).value(JSON.stringify(this.settings));
+    }
+    return replicas;
+  }
+
+  private async readSessions(): Promise<Map<string, Session>> {
+    const all = await this.ns.getAll().prefix(SESSIONS_PREFIX).strings();
+    return new Map(Object.entries(all).map(([k, v]) => [k.slice(SESSIONS_PREFIX.length), JSON.parse(v) as Session]));
   }
 
   private async runMove(status: MoveStatus): Promise<void> {
@@ -193,8 +284,11 @@ export class Controller {
     await this.publishMoves();
     try {
       const steps: MoveSteps = {
-        addFollower: () => this.addFollower(status),
-        switchOwner: (keepOld) => this.switchOwner(status, keepOld === true && this.replicas > 1),
+        addFollower: () => addFollower(this, status),
+        switchOwner: (keepOld) => {
+          status.state = 'switching';
+          return switchOwner(this, status, keepOld === true && (this.settings?.replicas ?? 1) > 1);
+        },
       };
       await this.runner.run(status, steps, (p) => {
         status.progress = p;
@@ -203,34 +297,14 @@ export class Controller {
       status.progress = 1;
     } catch (err) {
       status.state = 'failed';
-      this.log.warn({ err: String(err), slot: status.slot, from: status.from, to: status.to }, 'slot move failed');
+      this.log.warn({ err: String(err), slot: status.slot, from: status.from, to: status.to }, 'slot move failed; it is tried again');
     }
     await this.publishMoves();
   }
 
-  /** The epoch switch: a map transaction at the revision it read, retried if another change won. */
-  private async switchOwner(move: Move, keepOld: boolean): Promise<void> {
-    (move as MoveStatus).state = 'switching';
-    for (let attempt = 0; attempt < SWAP_ATTEMPTS; attempt++) {
-      if (!this.leading) throw new Error('no longer the controller');
-      const { map, revision } = attempt === 0 && this.known ? this.known : (this.known = await this.store.read());
-      if (map[move.slot]!.primary !== move.from) {
-        if (attempt === 0) continue;
-        throw new Error(`slot ${move.slot} changed owner during the move`);
-      }
-      const next = withPrimary(map, move.slot, move.to, keepOld);
-      const res = await this.store.swap(next, revision);
-      if (res.ok) {
-        this.known = { map: next, revision: res.revision };
-        return;
-      }
-    }
-    throw new Error(`slot ${move.slot}: the map kept changing`);
-  }
-
   /** One map transaction at the revision last read; false (and another pass) if the map changed meanwhile. */
-  private async write(next: SlotMap, what: object, msg: string): Promise<boolean> {
-    const res = await this.store.swap(next, this.known!.revision);
+  private async write(next: SlotMap, what: object, msg: string, also: Record<string, string> = {}): Promise<boolean> {
+    const res = await this.store.swap(next, this.known!.revision, this.electionKey, also);
     if (!res.ok) {
       this.dirty = true;
       return false;
@@ -238,50 +312,6 @@ export class Controller {
     this.known = { map: next, revision: res.revision };
     this.log.info(what, msg);
     return true;
-  }
-
-  /** The first step of a move: the new owner copies the slot as one more follower. */
-  private async addFollower(move: Move): Promise<void> {
-    for (let attempt = 0; attempt < SWAP_ATTEMPTS; attempt++) {
-      if (!this.leading) throw new Error('no longer the controller');
-      const { map, revision } = this.known && attempt === 0 ? this.known : (this.known = await this.store.read());
-      const e = map[move.slot]!;
-      if (e.primary !== move.from) throw new Error(`slot ${move.slot} changed owner before the move`);
-      if (e.followers.includes(move.to)) return;
-      const next = map.slice();
-      next[move.slot] = { ...e, followers: [...e.followers, move.to] };
-      const res = await this.store.swap(next, revision);
-      if (res.ok) {
-        this.known = { map: next, revision: res.revision };
-        return;
-      }
-    }
-    throw new Error(`slot ${move.slot}: the map kept changing`);
-  }
-
-  /** Each orphaned slot goes to its live follower with the highest applied entry; a slot with no complete copy waits. */
-  private async promote(map: SlotMap, orphaned: SlotEntry[], live: Set<string>): Promise<SlotMap> {
-    const asked = new Map<string, number[]>();
-    for (const e of orphaned) for (const f of e.followers) if (live.has(f)) asked.set(f, [...(asked.get(f) ?? []), e.slot]);
-    const positions = new Map<string, Map<number, number>>();
-    await Promise.all([...asked].map(async ([member, slots]) => {
-      positions.set(member, (await this.runner.positions?.(member, slots).catch(() => undefined)) ?? new Map());
-    }));
-    let next = map;
-    for (const e of orphaned) {
-      let best: string | null = null;
-      let bestSeq = -1;
-      for (const f of e.followers) {
-        const seq = live.has(f) ? positions.get(f)?.get(e.slot) ?? -1 : -1;
-        if (seq > bestSeq) {
-          best = f;
-          bestSeq = seq;
-        }
-      }
-      if (best !== null) next = withPrimary(next, e.slot, best);
-      else this.log.warn({ slot: e.slot, primary: e.primary }, 'no follower holds a complete copy; the slot waits for its primary');
-    }
-    return next;
   }
 
   private async publishMoves(force = false): Promise<void> {

@@ -9,6 +9,13 @@ import { watchPrefix } from './watch-prefix.js';
 
 /** A failed read of the members is tried again this long after. */
 const MEMBERS_RETRY_MS = 1_000;
+/** The controller's replication settings (DESIGN.md §8): copies per slot and the minimum in sync. */
+export const REPLICATION_KEY = 'replication';
+
+export interface ReplicationSettings {
+  readonly replicas: number;
+  readonly min_insync: number;
+}
 
 interface EpochWaiter {
   slot: number;
@@ -25,19 +32,46 @@ export class SlotView {
   private reading: Promise<void> | null = null;
   private readAgain = false;
   private closed = false;
+  /** performance.now() of the last answer from etcd (a watch event or the heartbeat read). */
+  private heardAt = performance.now();
+  private heartbeat: NodeJS.Timeout | null = null;
+  /** The controller's replication settings, as last read (null before any was published). */
+  replication: ReplicationSettings | null = null;
   /** Called after every map or membership change, with the previous map. */
   readonly listeners: ((previous: SlotMap) => void)[] = [];
 
-  private constructor(private readonly ns: Namespace) {}
+  private constructor(private readonly ns: Namespace, private readonly ttlMs: number) {}
 
-  static async start(ns: Namespace): Promise<SlotView> {
-    const view = new SlotView(ns);
+  /**
+   * `ttlS`: the lease TTL. The view reads etcd every third of it; a view that has not heard from
+   * etcd for a whole TTL is stale (fronts then route nothing by it, DESIGN.md §8 "Leases fence").
+   */
+  static async start(ns: Namespace, ttlS = 5): Promise<SlotView> {
+    const view = new SlotView(ns, ttlS * 1000);
+    await view.beat();
+    view.heartbeat = setInterval(() => void view.beat(), view.ttlMs / 3);
+    view.heartbeat.unref();
     // The watch before the first read: a member that registers in between is in the read or
     // fires the watch. Read first, it could be in neither, and never be seen.
     view.closers.push(await watchPrefix(ns, MEMBERS_PREFIX, () => void view.refreshMembers()));
     await view.refreshMembers();
     view.closers.push(await new SlotMapStore(ns).watch(({ map }) => view.setMap(map)));
     return view;
+  }
+
+  /** True when etcd has not answered for a whole lease TTL: the map may be out of date. */
+  get stale(): boolean {
+    return performance.now() - this.heardAt > this.ttlMs;
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      const text = await this.ns.get(REPLICATION_KEY).string();
+      this.replication = text ? (JSON.parse(text) as ReplicationSettings) : null;
+      this.heardAt = performance.now();
+    } catch {
+      /* stale until etcd answers again */
+    }
   }
 
   get map(): SlotMap {
@@ -56,9 +90,15 @@ export class SlotView {
     return [...this.memberList.values()];
   }
 
-  /** True once every slot has a primary that holds a live lease. */
+  /** True once every slot has a primary that holds a live lease and the minimum in-sync copies. */
   get complete(): boolean {
-    return this.slotMap.every((e) => e.primary !== null && this.memberList.has(e.primary));
+    const min = this.replication?.min_insync ?? 1;
+    return this.slotMap.every((e) => e.primary !== null && this.memberList.has(e.primary) && e.isr.length >= min);
+  }
+
+  /** The minimum in-sync copies a write needs: the controller's setting, else what `replicas` implies. */
+  minInsync(fallback: number): number {
+    return this.replication?.min_insync ?? fallback;
   }
 
   /** Resolves once the slot's epoch exceeds `after`, or after `timeoutMs` (the caller re-checks). */
@@ -77,6 +117,7 @@ export class SlotView {
   }
 
   private setMap(map: SlotMap): void {
+    this.heardAt = performance.now();
     const previous = this.slotMap;
     this.slotMap = map;
     for (const w of this.waiters) {
@@ -118,6 +159,7 @@ export class SlotView {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
     for (const w of this.waiters) {
       clearTimeout(w.timer);
       w.resolve();

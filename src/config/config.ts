@@ -68,8 +68,13 @@ export interface Config {
   readonly etcdPrefix: string;
   /** TTL of a shard's membership lease, in seconds. */
   readonly leaseTtlS: number;
-  /** Copies of every slot in a cluster: one primary and `replicas - 1` followers (DESIGN.md §8). */
-  readonly replicas: number;
+  /**
+   * Copies of every slot in a cluster: one primary and `replicas - 1` followers (DESIGN.md §8).
+   * null (MAILCUE_REPLICAS unset): 3 where there are three or more shards, else the number of shards.
+   */
+  readonly replicas: number | null;
+  /** In-sync copies a write needs (MAILCUE_MIN_INSYNC); null: 2 where replicas ≥ 2, else 1. */
+  readonly minInsync: number | null;
   /** 'all': a write is acknowledged once every live follower committed it; 'primary': once the primary did. */
   readonly replicationAck: 'all' | 'primary';
   /** PEM files for mutual TLS between cluster processes; all three or none. */
@@ -287,7 +292,8 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     // etcd refuses leases much shorter than its election timeout; 2 s is its floor by default.
     leaseTtlS: int(env, 'MAILCUE_LEASE_TTL_S', 5, 2, 3600),
     // Capped by the live members: two copies need two shards.
-    replicas: int(env, 'MAILCUE_REPLICAS', 2, 1, 9),
+    replicas: env.MAILCUE_REPLICAS ? int(env, 'MAILCUE_REPLICAS', 3, 1, 9) : null,
+    minInsync: env.MAILCUE_MIN_INSYNC ? int(env, 'MAILCUE_MIN_INSYNC', 2, 1, 9) : null,
     replicationAck: replicationAck(env),
     tls: tlsFiles(env),
     tlsServerName: env.MAILCUE_TLS_SERVER_NAME || null,

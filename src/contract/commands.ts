@@ -190,7 +190,7 @@ export type SlotCommand =
   /** The primary's last oplog position of the slot (a move waits for the new owner's copy to reach it). */
   | { type: 'slot.head'; slot: number }
   /** Holds new commands of the slot and answers the oplog position once in-flight writes committed. */
-  | { type: 'slot.freeze'; slot: number }
+  | { type: 'slot.freeze'; slot: number; epoch?: number }
   /** Lets held commands go; `switched`: once this shard's map shows an epoch above `epoch`, then drops the slot's data. */
   | {
       type: 'slot.release'; slot: number; switched: boolean; epoch: number;
@@ -199,6 +199,11 @@ export type SlotCommand =
     }
   /** Replication, follower side: where this shard's copy of the slot stands (null: it holds none). */
   | { type: 'slot.position'; slot: number }
+  /**
+   * Truncation by leader epoch (KIP-101): the copy made at `from.epoch` that ends at `from.seq`
+   * holds nothing the primary at `epoch` lacks; it adopts `epoch` (answers false if it moved on).
+   */
+  | { type: 'slot.adopt'; slot: number; epoch: number; from: { epoch: number; seq: number } }
   /** A page of a fresh copy from the primary at `epoch`; `first` clears the old copy, `done` is the oplog position the copy stands at. */
   | { type: 'slot.resync'; slot: number; epoch: number; records: unknown[]; first: boolean; done: number | null }
   /** Copies of slots that hold nothing yet on the primary, many at once (a fresh cluster); answers the slots refused. */

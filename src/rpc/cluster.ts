@@ -66,11 +66,13 @@ export class Cluster {
 
   /** Whether every slot has an owner that answers its health check; if not, why (for /readyz). */
   async readiness(): Promise<{ ready: boolean; reason?: string }> {
-    if (!this.placement.complete()) return { ready: false, reason: 'the slot map does not give every slot an owner yet' };
+    if (!this.placement.complete()) return { ready: false, reason: 'the slot map has not yet given every slot an owner, or is not current' };
     const clients = this.placement.clients();
     if (clients.length === 0) return { ready: false, reason: 'no shard is known' };
     const checks = await Promise.all(clients.map((c) => c.check()));
     const silent = clients.filter((_, i) => !checks[i]).map((c) => String(c.shardId));
+    // In an etcd cluster a silent shard's slots fail over: the front stays ready while any shard answers.
+    if (this.placement.fenced && silent.length < clients.length) return { ready: true };
     return silent.length === 0 ? { ready: true } : { ready: false, reason: `no answer to the health check from shard ${silent.join(', ')}` };
   }
 
@@ -158,7 +160,9 @@ class RoutedCall implements Sink {
   reject(err: Error): void {
     this.client = null;
     if (this.signal?.aborted || !(err instanceof MailcueError)) return this.sink.reject(err);
-    if (err.code === 'unavailable' && this.epoch > 0 && this.command.type === 'message.wait') return this.repark(this.slot, this.epoch);
+    // A parked long-poll whose slot failed over or moved is parked again on the new primary, however
+    // often that takes, until its own time is up: the client sees a delay, never an error.
+    if ((err.code === 'unavailable' || err.code === 'moved') && this.epoch > 0 && this.command.type === 'message.wait') return this.repark(this.slot, this.epoch);
     if (err.code !== 'moved') return this.sink.reject(err);
     if (this.attempt >= MOVED_ATTEMPTS) return this.sink.reject(new MailcueError('unavailable', 'The inbox is moving between shards; retry in a second', { retry_after_s: 1 }));
     this.attempt++;
@@ -172,7 +176,8 @@ class RoutedCall implements Sink {
 
   private repark(slot: number | null, epoch: number): void {
     const left = this.waitLeft();
-    if (left <= 0) return this.sink.reject(new MailcueError('unavailable', 'The inbox\'s shard is failing over; retry in a second', { retry_after_s: 1 }));
+    // Its time ran out while no primary answered: the ordinary answer of a long-poll that saw nothing.
+    if (left <= 0) return this.sink.resolve({ timed_out: true, message: null });
     this.attempt = 1;
     this.after(slot === null ? new Promise<void>((r) => setTimeout(r, Math.min(left, REPARK_POLL_MS))) : this.placement.changed(slot, epoch, Math.min(left, MOVED_WAIT_MS)));
   }

@@ -69,6 +69,7 @@ export class StaticPlacement implements Placement {
 export class SlotPlacement implements Placement {
   readonly fenced = true;
   private readonly members: MemberClients;
+  private served = false;
 
   constructor(private readonly view: SlotView, observe?: LatencyObserver, tls: TlsMaterial | null = null) {
     this.members = new MemberClients(view, tls, observe);
@@ -77,6 +78,8 @@ export class SlotPlacement implements Placement {
 
   route(key: string): Route {
     const slot = slotOf(key);
+    // A map not refreshed from etcd for a lease TTL may name a primary that was fenced meanwhile.
+    if (this.view.stale) throw new MailcueError('unavailable', 'This front has not heard from etcd within the lease TTL', { slot, retry_after_s: 1 });
     const { primary, epoch } = this.view.entry(slot);
     const client = primary === null ? undefined : this.members.get(primary);
     if (!client) throw new MailcueError('unavailable', `Slot ${slot} has no live primary`, { retry_after_s: 1 });
@@ -91,8 +94,15 @@ export class SlotPlacement implements Placement {
     return this.view.epochAfter(slot, epoch, timeoutMs);
   }
 
+  /**
+   * Ready once the map first gave every slot a live primary, and while the view is not stale. A
+   * slot failing over later (no primary for a while) does not make the front unready: its requests
+   * wait or answer 503 with Retry-After, and the other slots are served.
+   */
   complete(): boolean {
-    return this.view.complete;
+    if (this.view.stale) return false;
+    if (!this.served) this.served = this.view.complete;
+    return this.served;
   }
 
   close(): void {

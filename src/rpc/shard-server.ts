@@ -22,6 +22,17 @@ function errorReply(id: number, err: unknown, log: Logger): Reply {
 /** Cluster fencing: may this shard run a command routed by (slot, epoch)? See src/cluster/slot-guard.ts. */
 export interface Fence {
   admit(slot: number, epoch: number): null | MailcueError | Promise<void>;
+  /** After the write's barrier: still the primary at the epoch, lease alive, in-sync set at its minimum. */
+  confirm(slot: number, epoch: number, wrote: boolean): MailcueError | null;
+  /** Before a delivery: refused while the slot's in-sync set is below its minimum. */
+  writable(slot: number): MailcueError | null;
+}
+
+/** The slot and epoch a fenced command was admitted at: checked again before its answer. */
+interface Admitted {
+  readonly fence: Fence;
+  readonly slot: number;
+  readonly epoch: number;
 }
 
 const FENCE_ATTEMPTS = 3;
@@ -51,6 +62,7 @@ class ServedRequest implements RequestScope, Sink {
     private readonly log: Logger,
     private readonly durability: Durability | null,
     private readonly writesBefore: number,
+    private readonly admitted: Admitted | null,
   ) {}
 
   /** Where an actor that parks sends the answer later. */
@@ -59,9 +71,18 @@ class ServedRequest implements RequestScope, Sink {
   }
 
   resolve(value: unknown): void {
-    // A command that wrote is answered once its followers hold the write too (REPLICATION_ACK=all).
-    const replicated = this.durability && this.durability.writes !== this.writesBefore ? this.durability.barrier() : null;
-    if (replicated) void replicated.then(() => this.succeed(value));
+    // A command that wrote is answered once every in-sync copy holds the write too (REPLICATION_ACK=all);
+    // a copy that refused or went away fails the barrier, and the write is not acknowledged.
+    const wrote = this.durability !== null && this.durability.writes !== this.writesBefore;
+    const replicated = wrote ? this.durability!.barrier() : null;
+    if (replicated) replicated.then(() => this.confirmed(value, wrote), (err) => this.reject(err));
+    else this.confirmed(value, wrote);
+  }
+
+  /** Ownership, epoch, lease and the in-sync minimum are checked again after the barrier. */
+  private confirmed(value: unknown, wrote: boolean): void {
+    const refusal = this.admitted?.fence.confirm(this.admitted.slot, this.admitted.epoch, wrote) ?? null;
+    if (refusal) this.reject(refusal);
     else this.succeed(value);
   }
 
@@ -82,7 +103,7 @@ class ServedRequest implements RequestScope, Sink {
   }
 }
 
-function run(actors: CommandDispatcher, id: number, deadline: number, command: Uint8Array, cancel: Cancellation, log: Logger, answer: (r: Reply) => void): void {
+function run(actors: CommandDispatcher, id: number, deadline: number, command: Uint8Array, cancel: Cancellation, log: Logger, answer: (r: Reply) => void, admitted: Admitted | null = null): void {
   if (deadline && deadline < Date.now()) {
     answer(errorReply(id, new MailcueError('deadline_exceeded', 'Deadline exceeded before the shard started'), log));
     return;
@@ -98,7 +119,13 @@ function run(actors: CommandDispatcher, id: number, deadline: number, command: U
   // caught up with unrelated writes would chain two shards that follow each other into waiting on
   // each other until the call timed out.
   const durability = unpacked.type.startsWith('slot.') ? null : (actors.durability ?? null);
-  const request = new ServedRequest(id, deadline, cancel, answer, log, durability, durability ? durability.writes : 0);
+  // A delivery to a slot below its minimum in-sync copies is refused before anything is stored.
+  const thin = admitted && durability && unpacked.type === 'inbox.deliver' ? admitted.fence.writable(admitted.slot) : null;
+  if (thin) {
+    answer(errorReply(id, thin, log));
+    return;
+  }
+  const request = new ServedRequest(id, deadline, cancel, answer, log, durability, durability ? durability.writes : 0, admitted);
   let result: unknown;
   try {
     result = actors.dispatch(unpacked, request);
@@ -178,7 +205,8 @@ export function createShardServer(actors: CommandDispatcher, log: Logger, fence?
           if (fence && env.epoch) {
             const { id, deadline_ms } = env;
             const whole = command;
-            fenced(fence, env.slot ?? 0, env.epoch, cancel, 0, () => run(actors, id, deadline_ms, whole, cancel, log, settle), (err) => settle(errorReply(id, err, log)));
+            const admitted: Admitted = { fence, slot: env.slot ?? 0, epoch: env.epoch };
+            fenced(fence, admitted.slot, env.epoch, cancel, 0, () => run(actors, id, deadline_ms, whole, cancel, log, settle, admitted), (err) => settle(errorReply(id, err, log)));
           } else {
             run(actors, env.id, env.deadline_ms, command, cancel, log, settle);
           }

@@ -12,7 +12,7 @@ import { loadTls } from './tls.js';
 export async function followSlotMap(config: Config, log: Logger): Promise<(observe: LatencyObserver) => SlotPlacement> {
   const tls = loadTls(config);
   const etcd = connectEtcd({ endpoints: config.etcdEndpoints, prefix: config.etcdPrefix, tls });
-  const view = await SlotView.start(etcd.ns);
+  const view = await SlotView.start(etcd.ns, config.leaseTtlS);
   log.info({ members: view.members().length }, 'following the cluster slot map');
   return (observe) => {
     const placement = new SlotPlacement(view, observe, tls);

@@ -12,7 +12,11 @@ import type { Logger } from '../obs/logger.js';
 import type { TlsMaterial } from '../rpc/tls.js';
 import { slotOf } from '../cluster/slots.js';
 import { LagReport } from '../cluster/lag-report.js';
+import { SlotMapStore } from '../cluster/slot-map-store.js';
+import { incarnationOf } from './incarnation.js';
+import { IsrWriter } from './isr-writer.js';
 import { Replicator } from './replicator.js';
+import { SlotLocks } from './slot-locks.js';
 import { startShardHost, type ShardHost } from './shard-host.js';
 
 export interface ClusterShardOptions {
@@ -27,7 +31,7 @@ export interface ClusterShardOptions {
   log: Logger;
   tls: TlsMaterial | null;
   /** Builds the runner of data moves once the host is up (it needs the host's store). */
-  runner(host: ShardHost, view: SlotView, guard: SlotGuard): MoveRunner;
+  runner(host: ShardHost, view: SlotView, guard: SlotGuard, locks: SlotLocks): MoveRunner;
 }
 
 export interface ClusterShard {
@@ -41,15 +45,21 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
   const { ns } = etcd;
   // A member that starts again takes slots again, even if it was drained before it stopped.
   await clearDrain(ns, o.id);
-  const view = await SlotView.start(ns);
-  const guard = new SlotGuard(view, o.id);
+  // Created with the directory, before any data: an empty or replaced directory is a new member.
+  const incarnation = incarnationOf(o.dataDir);
+  const view = await SlotView.start(ns, o.config.leaseTtlS);
+  const fallbackMin = o.config.minInsync ?? ((o.config.replicas ?? 1) >= 2 ? 2 : 1);
+  const guard = new SlotGuard(view, o.id, () => (o.config.replicationAck === 'all' ? view.minInsync(fallbackMin) : 1));
   const host = await startShardHost({ id: 0, config: o.config, listen: o.listen, dataDir: o.dataDir, masterKey: o.masterKey, log: o.log, tls: o.tls, guard });
-  const registration = await MemberRegistration.register(ns, { id: o.id, address: o.advertise, state: 'active' }, o.config.leaseTtlS, (err) =>
-    o.log.warn({ err: String(err) }, 'membership lease lost; registering again'),
-  );
-  const runner = o.runner(host, view, guard);
+  const locks = new SlotLocks();
+  const registration = await MemberRegistration.register(ns, { id: o.id, address: o.advertise, state: 'active', incarnation }, o.config.leaseTtlS, {
+    onError: (err) => o.log.warn({ err: String(err) }, 'membership lease lost; registering again (a new session: the controller fails over what it served)'),
+    newSession: () => guard.newSession(),
+  });
+  guard.lease = registration;
+  const runner = o.runner(host, view, guard, locks);
   const { actors } = host;
-  const replicator = new Replicator(actors.ctx.store, view, o.id, o.tls, o.log, {
+  const replicator = new Replicator(actors.ctx.store, view, guard, o.tls, o.log, new IsrWriter(new SlotMapStore(ns), o.id, o.log), locks, {
     gained(slots) {
       const gained = new Set(slots);
       actors.accounts.evictWhere((key) => gained.has(slotOf(key)));
@@ -64,7 +74,7 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
     actors.durability = replicator;
     actors.webhooks.replicated = () => replicator.barrier();
   }
-  const controller = new Controller(ns, o.id, o.config.leaseTtlS, runner, o.log, o.config.replicas);
+  const controller = new Controller(ns, o.id, o.config.leaseTtlS, runner, o.log, { replicas: o.config.replicas, minInsync: o.config.minInsync });
   controller.start();
   o.log.info({ member: o.id, address: o.advertise }, 'joined the cluster');
   return {

@@ -11,11 +11,12 @@ import { slotOf } from '../cluster/slots.js';
 import { MailcueError } from '../errors/registry.js';
 import { approxBytes } from '../storage/oplog.js';
 import { applyReplicated, applySnapshotPage, type ReplicatedEntry, type SlotRecord } from '../storage/slot-data.js';
+import type { SlotLocks } from './slot-locks.js';
 
 /** How long a released slot waits for this shard's watch to show the switch. */
 const SWITCH_VISIBLE_MS = 5000;
 
-export function slotEndpoint(actors: ShardActors, guard: SlotGuard, view: SlotView) {
+export function slotEndpoint(actors: ShardActors, guard: SlotGuard, view: SlotView, locks: SlotLocks) {
   const { store } = actors.ctx;
   const inSlot = (slot: number) => (key: string) => slotOf(key) === slot;
   /** Snapshot bytes received per slot since its copy began (move figures). */
@@ -23,6 +24,9 @@ export function slotEndpoint(actors: ShardActors, guard: SlotGuard, view: SlotVi
   const handlers: Handlers<FamilyOf<'slot'>> = {
     'slot.head': (cmd) => ({ seq: store.oplog.seq(cmd.slot) }),
     'slot.freeze': async (cmd) => {
+      // A controller command at another epoch (a deposed controller, a map that moved on) is refused.
+      const at = view.entry(cmd.slot);
+      if (cmd.epoch !== undefined && (at.epoch !== cmd.epoch || at.primary !== guard.self)) throw staleCopy(cmd.slot);
       guard.freeze(cmd.slot);
       // Credits counted in memory go to the store (and so the oplog) now.
       actors.accounts.flush();
@@ -48,21 +52,33 @@ export function slotEndpoint(actors: ShardActors, guard: SlotGuard, view: SlotVi
       const position = store.oplog.position(cmd.slot);
       return position ? { ...position, copied_bytes: copiedBytes.get(cmd.slot) ?? 0 } : null;
     },
-    'slot.resync': async (cmd) => {
+    'slot.adopt': (cmd) => locks.run(cmd.slot, async () => {
+      // Truncation by leader epoch (KIP-101): a copy from the epoch the primary took over from, ending
+      // where the primary's log still matches it, continues at the new epoch from its own position.
+      const position = store.oplog.position(cmd.slot);
+      if (!mayCopy(cmd.slot, cmd.epoch) || !position || position.epoch !== cmd.from.epoch || position.seq !== cmd.from.seq) return false;
+      await store.transaction(() => store.oplog.setPosition(cmd.slot, { epoch: cmd.epoch, seq: position.seq }));
+      return true;
+    }),
+    // Copies are applied one at a time per slot, never alongside a drop of the same slot (slot-locks.ts).
+    'slot.resync': (cmd) => locks.run(cmd.slot, async () => {
       if (!mayCopy(cmd.slot, cmd.epoch)) throw staleCopy(cmd.slot);
       if (!cmd.first && store.oplog.position(cmd.slot)?.epoch !== cmd.epoch) throw staleCopy(cmd.slot);
       if (cmd.first) copiedBytes.set(cmd.slot, 0);
       copiedBytes.set(cmd.slot, (copiedBytes.get(cmd.slot) ?? 0) + approxBytes(cmd.records));
       await applySnapshotPage(store, cmd.slot, cmd.epoch, cmd.records as SlotRecord[], cmd.first, cmd.done);
       return null;
-    },
+    }),
     'slot.resync_empty': async (cmd) => {
       const refused: number[] = [];
       const copies: Promise<void>[] = [];
       for (const { slot, epoch } of cmd.slots) {
         if (!mayCopy(slot, epoch)) refused.push(slot);
         // Issued together, the transactions commit together.
-        else copies.push(applySnapshotPage(store, slot, epoch, [], true, 0));
+        else copies.push(locks.run(slot, async () => {
+          if (mayCopy(slot, epoch)) await applySnapshotPage(store, slot, epoch, [], true, 0);
+          else refused.push(slot);
+        }));
       }
       await Promise.all(copies);
       return { refused };
@@ -71,14 +87,16 @@ export function slotEndpoint(actors: ShardActors, guard: SlotGuard, view: SlotVi
       const refused: number[] = [];
       const applied: Promise<void>[] = [];
       for (const { slot, epoch, entries } of cmd.batches) {
-        const position = store.oplog.position(slot);
-        const list = (entries as ReplicatedEntry[]).filter((e) => position && e.seq > position.seq);
-        // Only the next entries of the copy this primary made, at its epoch, are applied.
-        if (!mayCopy(slot, epoch) || !position || position.epoch !== epoch || position.seq < 0 || (list.length > 0 && list[0]!.seq !== position.seq + 1)) {
-          refused.push(slot);
-          continue;
-        }
-        if (list.length > 0) applied.push(applyReplicated(store, slot, epoch, list));
+        applied.push(locks.run(slot, async () => {
+          const position = store.oplog.position(slot);
+          const list = (entries as ReplicatedEntry[]).filter((e) => position && e.seq > position.seq);
+          // Only the next entries of the copy this primary made, at its epoch, are applied.
+          if (!mayCopy(slot, epoch) || !position || position.epoch !== epoch || position.seq < 0 || (list.length > 0 && list[0]!.seq !== position.seq + 1)) {
+            refused.push(slot);
+            return;
+          }
+          if (list.length > 0) await applyReplicated(store, slot, epoch, list);
+        }));
       }
       await Promise.all(applied);
       return { refused };

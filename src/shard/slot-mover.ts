@@ -57,11 +57,11 @@ export class GrpcSlotMover implements MoveRunner {
     return this.client(member).call({ type: 'slot.position', slot }, { timeoutMs });
   }
 
-  async positions(member: string, slots: number[]): Promise<Map<number, number>> {
-    const out = new Map<number, number>();
+  async positions(member: string, slots: number[]): Promise<Map<number, { epoch: number; seq: number }>> {
+    const out = new Map<number, { epoch: number; seq: number }>();
     await Promise.all(slots.map(async (slot) => {
       const p = await this.position(member, slot, 1000).catch(() => null);
-      out.set(slot, p ? p.seq : -1);
+      if (p && p.seq >= 0) out.set(slot, { epoch: p.epoch, seq: p.seq });
     }));
     return out;
   }
@@ -83,14 +83,15 @@ export class GrpcSlotMover implements MoveRunner {
         from.call({ type: 'slot.head', slot }, { timeoutMs: CALL_TIMEOUT_MS }),
       ]);
       copied = theirs?.copied_bytes ?? copied;
-      if (theirs && theirs.epoch === epoch && theirs.seq >= 0 && ours.seq - theirs.seq <= FREEZE_LAG) break;
+      // Caught up, and in the slot's in-sync set: only an in-sync copy may become the primary.
+      if (theirs && theirs.epoch === epoch && theirs.seq >= 0 && ours.seq - theirs.seq <= FREEZE_LAG && this.view.entry(slot).isr.includes(move.to)) break;
       if (Date.now() > deadline) throw new Error(`slot ${slot}: ${move.to} did not catch up in ${CATCH_UP_MS} ms`);
       progress(theirs && theirs.seq >= 0 ? 0.8 : 0.1 + Math.min(0.6, (Date.now() - started) / CATCH_UP_MS));
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
     progress(0.9);
     const pauseStart = performance.now();
-    const frozen = await from.call({ type: 'slot.freeze', slot }, { timeoutMs: CALL_TIMEOUT_MS });
+    const frozen = await from.call({ type: 'slot.freeze', slot, epoch: this.view.entry(slot).epoch }, { timeoutMs: CALL_TIMEOUT_MS });
     let switched = false;
     try {
       const until = Date.now() + FINAL_APPLY_MS;

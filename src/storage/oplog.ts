@@ -50,6 +50,8 @@ export class Oplog {
   private readonly seqs = new Uint32Array(SLOT_COUNT);
   /** Follower copies of slots (replication, DESIGN.md §8): slot -> ReplicaPosition. */
   private readonly positions: Database<ReplicaPosition, number>;
+  /** Where the slot's current epoch began on this shard as its primary (leader-epoch truncation, KIP-101). */
+  private readonly leaderEpochs: Database<{ epoch: number; start: number; prev: number }, number>;
   /** True while replicated records are written: they carry their own entries, the hooks log nothing. */
   private replaying = false;
   /** Called for each entry logged, inside its write transaction (the primary's replication). */
@@ -64,6 +66,7 @@ export class Oplog {
   constructor(root: RootDatabase, private readonly now: () => number = Date.now, private readonly retentionMs = OPLOG_RETENTION_MS) {
     this.db = root.openDB<OplogEntry, Key>({ name: 'oplog', ...sharedStructures(root, 'oplog') });
     this.positions = root.openDB<ReplicaPosition, number>({ name: 'replica_positions' });
+    this.leaderEpochs = root.openDB({ name: 'leader_epochs' });
     for (let slot = 0; slot < SLOT_COUNT; slot++) {
       for (const key of this.db.getKeys({ start: [slot, MAX_SEQ], end: [slot], reverse: true, limit: 1 })) this.seqs[slot] = (key as number[])[1]!;
       // A snapshot leaves no entries behind: the position remembers where it stopped.
@@ -144,6 +147,15 @@ export class Oplog {
   /** The copy became the primary (its log goes on from its position), or was dropped. */
   clearPosition(slot: number): Promise<boolean> {
     return this.positions.remove(slot);
+  }
+
+  leaderEpoch(slot: number): { epoch: number; start: number; prev: number } | undefined {
+    return this.leaderEpochs.get(slot);
+  }
+
+  /** Inside a transaction: this shard became the slot's primary at `epoch`, its log then ending at `start`. */
+  setLeaderEpoch(slot: number, value: { epoch: number; start: number; prev: number }): void {
+    void this.leaderEpochs.put(slot, value);
   }
 
   /** Slots this shard holds a follower copy of. */

@@ -95,11 +95,24 @@ export async function dropSlot(store: ShardStore, slot: number, logged = true): 
 export interface ReplicatedEntry extends SlotRecord {
   readonly seq: number;
   readonly at: number;
+  /** Shard-wide records the entry needs, written with it but not logged (a webhook's signing key). */
+  readonly extra?: SlotRecord[];
 }
 
-/** The primary's entries of the slot after `after`, for a follower, up to about `maxBytes`. */
+/**
+ * The primary's entries of the slot after `after`, for a follower, up to about `maxBytes`. A
+ * webhook's entry carries its account's sealed signing key, so a follower promoted after a failover
+ * signs (and so delivers) the slot's due notifications (DESIGN.md §8: everything travels with the slot).
+ */
 export function readReplicated(store: ShardStore, slot: number, after: number, maxBytes: number): ReplicatedEntry[] {
-  return store.oplog.read(slot, after, maxBytes).map(({ seq, entry }) => ({ seq, db: entry.db, key: entry.key, value: entry.value, del: entry.del, at: entry.at }));
+  const keys = store.oplog.database('webhook_keys');
+  return store.oplog.read(slot, after, maxBytes).map(({ seq, entry }) => {
+    const base = { seq, db: entry.db, key: entry.key, value: entry.value, del: entry.del, at: entry.at };
+    if (entry.db !== 'webhooks' || entry.del || !entry.value) return base;
+    const account = (entry.value as { account_id?: string }).account_id;
+    const sealed = account === undefined ? undefined : keys.get(account);
+    return sealed === undefined ? base : { ...base, extra: [{ db: 'webhook_keys', key: account!, value: sealed }] };
+  });
 }
 
 /**
@@ -108,7 +121,10 @@ export function readReplicated(store: ShardStore, slot: number, after: number, m
  */
 export function applyReplicated(store: ShardStore, slot: number, epoch: number, entries: readonly ReplicatedEntry[]): Promise<void> {
   return store.transaction(() => {
-    store.oplog.unlogged(() => writeRecords(store, entries));
+    store.oplog.unlogged(() => {
+      writeRecords(store, entries);
+      for (const e of entries) if (e.extra) writeRecords(store, e.extra);
+    });
     for (const e of entries) store.oplog.logReplicated(slot, e.seq, e);
     store.oplog.setPosition(slot, { epoch, seq: entries.at(-1)!.seq });
   });

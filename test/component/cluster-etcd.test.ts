@@ -70,13 +70,25 @@ async function kill(child: ChildProcess): Promise<void> {
 
 const quiet = { info() {}, warn() {} };
 
-/** Moves data instantly: records each move and switches the owner. */
+/**
+ * Moves data instantly: records each move, adds the new owner as a follower, marks its (instant)
+ * copy in sync as the primary's replicator would, and switches the owner.
+ */
 class RecordingRunner implements MoveRunner {
   readonly moves: Move[] = [];
+  constructor(private readonly store: SlotMapStore) {}
   async run(move: Move, steps: MoveSteps, progress: (f: number) => void): Promise<void> {
     progress(0.5);
     // Recorded before the switch: a test that sees the switched map sees the move too.
     this.moves.push(move);
+    await steps.addFollower();
+    await this.store.update((map) => {
+      const e = map[move.slot]!;
+      if (e.isr.includes(move.to)) return null;
+      const next = map.slice();
+      next[move.slot] = { ...e, isr: [...e.isr, move.to] };
+      return next;
+    });
     await steps.switchOwner();
   }
 }
@@ -182,7 +194,7 @@ test('slot map - a watcher sees the current map, then every version written', as
 
 test('controller - elected alone, it hands every slot out; a joiner gets its share; a drained member gives all away', async (t) => {
   const prefix = newPrefix();
-  const runner = new RecordingRunner();
+  const runner = new RecordingRunner(new SlotMapStore(client(prefix).ns));
   const c = new Controller(client(prefix).ns, 's0', TTL_S, runner, quiet);
   const regs = [await MemberRegistration.register(client(prefix).ns, { id: 's0', address: 'h:0', state: 'active' }, TTL_S, () => {})];
   c.start();
@@ -215,7 +227,7 @@ test('controller - when the controller dies, another member takes over and keeps
   await until('a elected', async () => dying.out.includes('leader'));
   const before = new SlotMapStore(client(prefix).ns);
   await until('a holds every slot', async () => (await before.read()).map.every((e) => e.primary === 'a'));
-  const bRunner = new RecordingRunner();
+  const bRunner = new RecordingRunner(new SlotMapStore(client(prefix).ns));
   const b = new Controller(client(prefix).ns, 'b', TTL_S, bRunner, quiet);
   b.start();
   // b waits while a lives.

@@ -1,4 +1,4 @@
-// Chaos (issue 15): etcd + 3 shards with 2 copies of every slot + 2 fronts. Eight SMTP senders
+// Chaos (issue 15): etcd + 3 shards with 3 copies of every slot (the default) + 2 fronts. Eight SMTP senders
 // send tagged mail (one in ten to two inboxes on different shards) while REST readers and 100
 // parked long-polls run; one shard is killed with SIGKILL at a random moment and not restarted;
 // later it comes back with an empty data dir and rejoins as a follower. A sender retries a 4xx
@@ -36,10 +36,15 @@ test.before(async () => {
   svc = await startService({
     clusterShards: 3, fronts: 2, etcd: etcd.endpoint,
     env: {
-      MAILCUE_REPLICAS: '2', MAILCUE_LEASE_TTL_S: String(LEASE_TTL_S), MAILCUE_PLANS_FILE: plans,
+      // The defaults of DESIGN §8: three copies of every slot, two in sync needed for a write, so
+      // losing one shard stops no writes.
+      MAILCUE_LEASE_TTL_S: String(LEASE_TTL_S), MAILCUE_PLANS_FILE: plans,
       MAILCUE_WEBHOOK_ALLOW_PRIVATE: 'true', MAILCUE_WEBHOOK_CA_FILE: receiver.caFile,
     },
   });
+});
+test.afterEach.always((t) => {
+  if (!t.passed) for (const p of svc.processes) t.log(`--- ${p.spawnargs.slice(2).join(' ')} exit=${p.exitCode} ${p.signalCode}\n${((p as unknown as { tail: string[] }).tail ?? []).join('').slice(-2000)}`);
 });
 test.after.always(async () => {
   await svc?.stop();

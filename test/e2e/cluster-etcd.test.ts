@@ -33,7 +33,12 @@ test.serial('cluster etcd - three shards share the slots within ±5 %; status ha
     t.deepEqual(Object.keys(m).sort(), ['address', 'followers', 'id', 'max_lag', 'primaries', 'state']);
     t.true(Math.abs(m.primaries - 1024 / 3) <= (1024 / 3) * 0.05, `${m.id}: ${m.primaries}`);
   }
-  t.deepEqual(Object.keys(s.map[0]).sort(), ['epoch', 'followers', 'primary', 'slot']);
+  t.deepEqual(Object.keys(s.map[0]).sort(), ['epoch', 'followers', 'isr', 'primary', 'slot']);
+  // Three shards: three copies of every slot by default, all in sync, writes need two.
+  t.is(s.replicas, 3);
+  t.is(s.min_insync, 2);
+  for (const e of s.map) t.deepEqual([...e.isr].sort(), [e.primary, ...e.followers].sort(), `slot ${e.slot}`);
+  t.deepEqual(s.below_min, []);
   t.deepEqual(s.moves, []);
   const human = await svc.cli(['admin', 'cluster', 'status']);
   t.regex(human.stdout, /shard-0 {2}127\.0\.0\.1:\d+ {2}active/);

@@ -145,6 +145,9 @@ export interface StartOptions {
   etcd?: string;
   /** The test calls `restart()`: HTTP binds a free port chosen here, which can be bound again. */
   restartable?: boolean;
+  /** etcd cluster mode: more environment for one shard (by index) or front (by index), e.g. etcd through a proxy. */
+  shardEnv?: (index: number) => Record<string, string>;
+  frontEnvOf?: (index: number) => Record<string, string>;
 }
 
 /** What the processes a front depends on (its shards) said, for the error when the front exits. */
@@ -199,9 +202,9 @@ export async function startService(options: StartOptions = {}): Promise<Service>
       env.MAILCUE_ETCD_PREFIX ??= `/${path.basename(dataDir)}/`;
       env.MAILCUE_MASTER_KEY ??= 'a'.repeat(64);
       for (const [id, port] of shardPorts.entries()) {
-        processes.push(launch(['shard', '--id', `shard-${id}`, '--listen', `127.0.0.1:${port}`, '--data', path.join(dataDir, `shard-${id}`)], env));
+        processes.push(launch(['shard', '--id', `shard-${id}`, '--listen', `127.0.0.1:${port}`, '--data', path.join(dataDir, `shard-${id}`)], { ...env, ...options.shardEnv?.(id) }));
       }
-      for (const f of fronts) launched.push(launch(['front'], frontEnv(f)));
+      for (const [i, f] of fronts.entries()) launched.push(launch(['front'], { ...frontEnv(f), ...options.frontEnvOf?.(i) }));
     } else if (options.clusterShards) {
       for (const [id, port] of shardPorts.entries()) {
         processes.push(launch(['shard', '--id', String(id), '--listen', `127.0.0.1:${port}`, '--data', path.join(dataDir, `shard-${id}`)], env));

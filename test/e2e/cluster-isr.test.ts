@@ -1,0 +1,134 @@
+// The in-sync set under the faults of issue 34 (DESIGN.md §8), each beside a control run of the
+// same steps without the fault: etcd + 3 shards with `MAILCUE_REPLICAS=2` (the issue's setup), the
+// minimum in sync at its default 2, tagged SMTP load retried on 4xx as an MTA does.
+// - A follower paused (SIGSTOP) for 5 s under load, its primary then killed: every mail
+//   acknowledged with 250 is readable exactly once once the primary is back.
+// - A shard killed and restarted inside its lease with an empty data directory under the same id:
+//   every acknowledged mail of the slots it served is still there (its followers' copies are not
+//   overwritten by its empty ones), and it copies as a follower before it serves.
+import test from 'ava';
+import type { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { slotOf } from '../../src/cluster/slots.js';
+import { balanced, clusterStatus, healthy } from '../helpers/cluster.js';
+import { startEtcd, type EtcdServer } from '../helpers/etcd.js';
+import { kill, launch, startService, type Service } from '../helpers/service.js';
+import { assertExactlyOnce, taggedLoad, type Acked } from '../helpers/tagged-load.js';
+
+type Json = Record<string, any>;
+const SHARDS = ['shard-0', 'shard-1', 'shard-2'];
+const LEASE_TTL_S = 5;
+
+let etcd: EtcdServer;
+let svc: Service;
+let key: string;
+const inboxes: string[] = [];
+
+test.before(async () => {
+  etcd = await startEtcd();
+  svc = await startService({ clusterShards: 3, fronts: 1, etcd: etcd.endpoint, env: { MAILCUE_REPLICAS: '2', MAILCUE_LEASE_TTL_S: String(LEASE_TTL_S) } });
+  await balanced(svc, SHARDS);
+  key = (await svc.createAccount('enterprise')).api_key;
+  for (let i = 0; i < 24; i++) {
+    const res = await svc.api(key, 'POST', '/v1/inboxes', { address: `isr${i}@mailcue.test` });
+    if (res.status !== 201) throw new Error(`inbox: ${res.status} ${await res.text()}`);
+    inboxes.push(`isr${i}@mailcue.test`);
+  }
+});
+test.afterEach.always((t) => {
+  if (!t.passed) for (const p of svc.processes) t.log(`--- ${p.spawnargs.slice(2).join(' ')}\n${((p as unknown as { tail: string[] }).tail ?? []).join('').slice(-3000)}`);
+});
+test.after.always(async () => {
+  await svc?.stop();
+  await etcd?.stop();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function processOf(id: string): ChildProcess {
+  return svc.processes.find((p) => p.spawnargs.includes(id) && p.exitCode === null && p.signalCode === null)!;
+}
+
+/** Starts the shard again under the same id and address, on its data directory (emptied first when `wipe`). */
+function relaunch(old: ChildProcess, id: string, wipe: boolean): void {
+  if (wipe) rmSync(path.join(svc.dataDir, id), { recursive: true, force: true });
+  svc.processes[svc.processes.indexOf(old)] = launch(old.spawnargs.slice(old.spawnargs.indexOf('shard')), svc.env);
+}
+
+/** The inboxes whose slot `primary` serves, with `follower` (if given) as its copy. */
+async function inboxesOn(primary: string, follower?: string): Promise<string[]> {
+  const s = await clusterStatus(svc);
+  return inboxes.filter((inbox) => {
+    const e = s.map[slotOf(inbox)] as Json;
+    return e.primary === primary && (follower === undefined || e.followers.includes(follower));
+  });
+}
+
+/** A primary and a follower with at least two inboxes between them. */
+async function pair(exclude: string[] = []): Promise<{ primary: string; follower: string; on: string[] }> {
+  for (const primary of SHARDS) {
+    for (const follower of SHARDS) {
+      if (primary === follower || exclude.includes(primary)) continue;
+      const on = await inboxesOn(primary, follower);
+      if (on.length >= 2) return { primary, follower, on };
+    }
+  }
+  throw new Error('no primary and follower share two inboxes');
+}
+
+async function pausedFollower(t: import('ava').ExecutionContext, fault: boolean): Promise<Map<string, Acked>> {
+  await healthy(svc, SHARDS);
+  const { primary, follower, on } = await pair();
+  const loadEnd = Date.now() + 9000;
+  const load = taggedLoad(svc.smtpPort, `${fault ? 'pause' : 'pause-control'}`, on, loadEnd, 25_000);
+  await sleep(1500);
+  const paused = processOf(follower);
+  if (fault) paused.kill('SIGSTOP');
+  await sleep(5000);
+  if (fault) paused.kill('SIGCONT');
+  const dying = processOf(primary);
+  await kill(dying, 'SIGKILL');
+  t.log(`${fault ? 'paused' : 'did not pause'} ${follower} 5 s, then killed its primary ${primary}`);
+  // The primary comes back on its own data once the load has run its course.
+  await sleep(Math.max(0, loadEnd - Date.now()));
+  relaunch(dying, primary, false);
+  const acked = await load;
+  await healthy(svc, SHARDS);
+  return acked;
+}
+
+test.serial('isr - a follower paused 5 s, then its primary killed: every acknowledged mail is kept (and the control without the pause)', async (t) => {
+  const control = await pausedFollower(t, false);
+  t.true(control.size > 0, 'the control acknowledged mail');
+  await assertExactlyOnce(t, svc, key, control, 'control');
+  const acked = await pausedFollower(t, true);
+  t.log(`control: ${control.size} acknowledged; with the pause: ${acked.size}`);
+  t.true(acked.size > 0, 'mail was acknowledged around the pause');
+  await assertExactlyOnce(t, svc, key, acked, 'after the pause and the kill');
+});
+
+async function emptyRestart(t: import('ava').ExecutionContext, wipe: boolean): Promise<Map<string, Acked>> {
+  await healthy(svc, SHARDS);
+  const { primary, on } = await pair();
+  const before = await taggedLoad(svc.smtpPort, wipe ? 'wiped-before' : 'kept-before', on, Date.now() + 3000, 10_000);
+  t.true(before.size > 0);
+  const dying = processOf(primary);
+  const killedAt = Date.now();
+  await kill(dying, 'SIGKILL');
+  relaunch(dying, primary, wipe);
+  t.log(`${primary} back ${wipe ? 'with an empty data directory' : 'on its data'} ${Date.now() - killedAt} ms after the kill (lease ${LEASE_TTL_S} s)`);
+  const after = await taggedLoad(svc.smtpPort, wipe ? 'wiped-after' : 'kept-after', on, Date.now() + 4000, 25_000);
+  await healthy(svc, SHARDS);
+  return new Map([...before, ...after]);
+}
+
+test.serial('isr - a shard restarted inside its lease with an empty data directory loses nothing acknowledged (and the control on its data)', async (t) => {
+  const control = await emptyRestart(t, false);
+  await assertExactlyOnce(t, svc, key, control, 'control');
+  const acked = await emptyRestart(t, true);
+  t.log(`control: ${control.size} acknowledged; with the empty directory: ${acked.size}`);
+  await assertExactlyOnce(t, svc, key, acked, 'after the empty restart');
+  // Nothing acknowledged earlier went either (its followers' copies were not overwritten).
+  await assertExactlyOnce(t, svc, key, control, 'the control mail after the empty restart');
+});
