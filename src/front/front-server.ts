@@ -12,7 +12,7 @@ import type { LatencyObserver } from '../rpc/shard-client.js';
 import { followSlotMap } from '../rpc/slot-map-placement.js';
 import { loadTls } from '../rpc/tls.js';
 import type { Deps } from '../services/deps.js';
-import { FrontThreads } from './front-threads.js';
+import { FrontThreads, type ShardSource } from './front-threads.js';
 import { opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
 import { uWS, type TemplatedApp, type us_listen_socket } from './http/uws.js';
@@ -48,9 +48,6 @@ async function listenHttp(app: TemplatedApp, config: Config, shared: boolean): P
   uWS.us_listen_socket_close(probe);
   return listen(app, config.host, port);
 }
-
-/** Where a front finds its shards: a static map, or (cluster mode) the slot map in etcd. */
-export type ShardSource = readonly ShardAddress[] | 'slot-map';
 
 /** The shard channels of one front event loop, each thread its own. */
 export async function connectShards(config: Config, shards: ShardSource, log: Logger, observe: LatencyObserver): Promise<Cluster> {

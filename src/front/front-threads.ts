@@ -8,13 +8,16 @@
 // every thread's registry.
 import { randomUUID } from 'node:crypto';
 import { MessagePort, Worker } from 'node:worker_threads';
-import type { Config } from '../config/config.js';
+import type { Config, ShardAddress } from '../config/config.js';
 import type { Logger } from '../obs/logger.js';
 import type { ThreadMetrics } from '../obs/metrics.js';
-import type { ShardSource } from './front-server.js';
 import type { AuthorizeWindow } from './oauth/flow-routes.js';
 import { PerIpWindow } from './oauth/per-ip-window.js';
-import type { SessionStream } from './mcp/sessions.js';
+import type { SessionStream } from './mcp/session-stream.js';
+import type { FrontThreadLink } from './thread-link.js';
+
+/** Where a front finds its shards: a static map, or (cluster mode) the slot map in etcd. */
+export type ShardSource = readonly ShardAddress[] | 'slot-map';
 
 /** What a worker thread is started with. */
 export interface FrontThreadData {
@@ -39,19 +42,6 @@ export type ThreadMessage =
   | { t: 'metrics_json'; id: number; json: ThreadMetrics }
   | { t: 'stop' }
   | { t: 'stopped' };
-
-/** What a front thread's HTTP tier needs of its siblings. */
-export interface FrontThreadLink {
-  /** This thread, as a holder of legacy SSE streams. */
-  readonly holder: string;
-  /** The sibling thread a holder names, or null (this thread, or another process). */
-  siblingOf(holder: string | undefined): number | null;
-  /** A legacy SSE session's stream that a sibling thread holds. */
-  siblingStream(thread: number, sessionId: string): SessionStream;
-  /** Frames for a stream this thread holds, sent by a sibling. */
-  onFrame(handler: (sessionId: string, json: string) => void): void;
-  readonly authorizeWindow: AuthorizeWindow;
-}
 
 /** A legacy SSE stream held by a sibling thread: frames go there; it ends when the session does. */
 class SiblingStream implements SessionStream {

@@ -14,7 +14,7 @@ import { AdmissionLeases } from '../security/admission-leases.js';
 import type { Deps } from '../services/deps.js';
 import { returnLeases } from './auth.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
-import type { FrontThreadLink } from './front-threads.js';
+import type { FrontThreadLink } from './thread-link.js';
 import { Cors } from './http/cors.js';
 import { healthRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';

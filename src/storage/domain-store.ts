@@ -3,8 +3,8 @@
 // [slot(domain), account_id, domain] → 1, found by account through the slot index.
 import type { Database, RootDatabase } from 'lmdb';
 import type { DomainRecord } from '../contract/model.js';
-import { inSlot, openDb, prefixRange, slotIndexOf, type Key } from './keys.js';
-import type { SlotIndex } from './slot-index.js';
+import { inSlot, openDb, prefixRange, type Key } from './keys.js';
+import { slotIndexOf, type SlotIndex } from './slot-index.js';
 
 export class DomainStore {
   private readonly domains: Database<DomainRecord, Key>;

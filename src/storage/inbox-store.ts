@@ -5,9 +5,9 @@
 // [slot(address), address] → {account_id, at}, until the last of them is gone.
 import type { Database, RootDatabase } from 'lmdb';
 import type { InboxRecord } from '../contract/model.js';
-import { entryCount, inSlot, messageIndexOf, openDb, slotIndexOf, type Key } from './keys.js';
-import type { MessageIndex } from './message-index.js';
-import type { SlotIndex } from './slot-index.js';
+import { entryCount, inSlot, openDb, type Key } from './keys.js';
+import { slotIndexOf, type SlotIndex } from './slot-index.js';
+import { messageIndexOf, type MessageIndex } from './message-index.js';
 
 export interface InboxTombstone {
   address: string;

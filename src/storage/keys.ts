@@ -4,10 +4,7 @@
 // lmdb orders array keys element by element, so any prefix of an array key bounds a range.
 import type { Database, RootDatabase } from 'lmdb';
 import { SLOT_COUNT, slotOf } from '../cluster/slots.js';
-import type { Oplog } from './oplog.js';
 import { sharedStructures } from './record-structures.js';
-import type { MessageIndex } from './message-index.js';
-import type { SlotIndex } from './slot-index.js';
 
 export type Key = string | (string | number)[];
 
@@ -108,37 +105,19 @@ export function entryCount(db: Database<unknown, Key> | Database<unknown, string
   return (db.getStats() as { entryCount: number }).entryCount;
 }
 
-interface Hooks {
-  oplog: Oplog;
-  index: SlotIndex;
-  derived: MessageIndex;
+/** What keeps itself in step with the writes of the databases it is attached to: the oplog, the slot and message indexes. */
+export interface WriteWatcher {
+  attach<V>(name: string, target: Database<V, Key>): void;
 }
-const hooks = new WeakMap<RootDatabase, Hooks>();
+const hooks = new WeakMap<RootDatabase, WriteWatcher[]>();
 
-/** Every database opened on `root` from now on logs its slot-bound writes to `oplog` and keeps `index`. */
-export function registerHooks(root: RootDatabase, oplog: Oplog, index: SlotIndex, derived: MessageIndex): void {
-  hooks.set(root, { oplog, index, derived });
-}
-
-/** The derived message and inbox indexes of `root` (message-index.ts). */
-export function messageIndexOf(root: RootDatabase): MessageIndex {
-  const h = hooks.get(root);
-  if (!h) throw new Error('registerHooks() before opening stores');
-  return h.derived;
-}
-
-/** The slot index of `root` (stores look records up through it when they do not know the slot). */
-export function slotIndexOf(root: RootDatabase): SlotIndex {
-  const h = hooks.get(root);
-  if (!h) throw new Error('registerHooks() before opening stores');
-  return h.index;
+/** Every database opened on `root` from now on is attached to each watcher (the oplog, the slot index, the message index). */
+export function registerHooks(root: RootDatabase, ...watchers: WriteWatcher[]): void {
+  hooks.set(root, watchers);
 }
 
 export function openDb<V, K extends Key = Key>(root: RootDatabase, name: string): Database<V, K> {
   const db = root.openDB<V, K>(BINARY_DATABASES.has(name) ? { name, encoding: 'binary' } : { name, ...sharedStructures(root, name) });
-  const h = hooks.get(root);
-  h?.oplog.attach(name, db as unknown as Database<V, Key>);
-  h?.index.attach(name, db as unknown as Database<V, Key>);
-  h?.derived.attach(name, db as unknown as Database<V, Key>);
+  for (const watcher of hooks.get(root) ?? []) watcher.attach(name, db as unknown as Database<V, Key>);
   return db;
 }

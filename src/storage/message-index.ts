@@ -21,11 +21,21 @@ const INBOXES = 'i';
 
 type Parts = (string | number)[];
 
+const instances = new WeakMap<RootDatabase, MessageIndex>();
+
+/** The derived message and inbox indexes of `root`. */
+export function messageIndexOf(root: RootDatabase): MessageIndex {
+  const found = instances.get(root);
+  if (!found) throw new Error('open the shard store (openShardStore) before its stores');
+  return found;
+}
+
 export class MessageIndex {
   readonly db: Database<number, Key>;
 
   constructor(root: RootDatabase) {
     this.db = root.openDB<number, Key>({ name: 'message_index' });
+    instances.set(root, this);
   }
 
   /** Hooks put/remove of `messages` and `inboxes` so that the index changes with them. */

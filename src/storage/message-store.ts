@@ -13,8 +13,8 @@
 import type { Database, RootDatabase } from 'lmdb';
 import type { MessageRecord } from '../contract/model.js';
 import { slotOf } from '../cluster/slots.js';
-import { entryCount, inSlot, messageIndexOf, openDb, prefixRange, type Key } from './keys.js';
-import type { MessageIndex } from './message-index.js';
+import { entryCount, inSlot, openDb, prefixRange, type Key } from './keys.js';
+import { messageIndexOf, type MessageIndex } from './message-index.js';
 
 /** The two kinds of key in message_digests, after the address. */
 const BY_DIGEST = 'd';

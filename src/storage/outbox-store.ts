@@ -8,8 +8,8 @@
 // 30). An entry keeps the targets not yet attempted and logged; a retry is an entry of its own with
 // one target.
 import type { Database, RootDatabase } from 'lmdb';
-import { openDb, slotIndexOf, type Key } from './keys.js';
-import type { SlotIndex } from './slot-index.js';
+import { openDb, type Key } from './keys.js';
+import { slotIndexOf, type SlotIndex } from './slot-index.js';
 
 /** One notification: the webhook it goes to and the id it goes out under (the same on every retry). */
 export interface OutboxTarget {

@@ -13,11 +13,21 @@ const BATCH = 5000;
 
 type Parts = (string | number)[];
 
+const instances = new WeakMap<RootDatabase, SlotIndex>();
+
+/** The slot index of `root` (stores look records up through it when they do not know the slot). */
+export function slotIndexOf(root: RootDatabase): SlotIndex {
+  const found = instances.get(root);
+  if (!found) throw new Error('open the shard store (openShardStore) before its stores');
+  return found;
+}
+
 export class SlotIndex {
   readonly db: Database<number, Key>;
 
   constructor(root: RootDatabase) {
     this.db = root.openDB<number, Key>({ name: 'slot_index' });
+    instances.set(root, this);
   }
 
   /** Hooks put/remove of an indexed database so that its index entries change with it. */

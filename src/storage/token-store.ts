@@ -2,8 +2,8 @@
 // secret. Key layout (keys.ts): oauth_tokens [slot(account_id), hash] → record; a hash finds its
 // slot through the slot index.
 import type { Database, RootDatabase } from 'lmdb';
-import { entryCount, inSlot, openDb, slotIndexOf, type Key } from './keys.js';
-import type { SlotIndex } from './slot-index.js';
+import { entryCount, inSlot, openDb, type Key } from './keys.js';
+import { slotIndexOf, type SlotIndex } from './slot-index.js';
 
 export interface TokenRecord {
   account_id: string;

@@ -7,8 +7,8 @@
 // keys of the accounts whose webhooks it holds).
 import type { Database, RootDatabase } from 'lmdb';
 import type { DeliveryLog, WebhookRecord } from '../contract/model.js';
-import { inSlot, keyParts, openDb, prefixRange, slotIndexOf, type Key } from './keys.js';
-import type { SlotIndex } from './slot-index.js';
+import { inSlot, keyParts, openDb, prefixRange, type Key } from './keys.js';
+import { slotIndexOf, type SlotIndex } from './slot-index.js';
 
 /**
  * A log is trimmed once every this many entries written to it, not at each: a trim walks past the

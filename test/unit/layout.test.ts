@@ -80,6 +80,28 @@ test('layout - no cycle between the folders of src/', (t) => {
   t.is(cycle, null, `folders import each other in a circle: ${detail}`);
 });
 
+/** Every import between two files of the same folder (type-only ones too), by file relative to src/. */
+function fileEdgesWithinFolders(): Map<string, Map<string, string>> {
+  const edges = new Map<string, Map<string, string>>();
+  for (const file of sources(SRC)) {
+    for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+      const target = normalize(join(dirname(file), m[1] ?? m[2]!)).replace(/\.js$/, '.ts');
+      if (folderOf(target) !== folderOf(file)) continue;
+      const from = relative(SRC, file);
+      if (!edges.has(from)) edges.set(from, new Map());
+      edges.get(from)!.set(relative(SRC, target), from);
+    }
+  }
+  return edges;
+}
+
+test('layout - no circle of imports between the files of one folder, type-only ones included', (t) => {
+  const edges = fileEdgesWithinFolders();
+  t.truthy(edges.get(join('front', 'http-tier.ts'))?.size, 'the scanner reads imports inside a folder');
+  const cycle = findCycle(edges);
+  t.is(cycle, null, `files import each other in a circle: ${cycle?.join(' → ')}`);
+});
+
 test('layout - nothing above the shard imports src/actors/', (t) => {
   const edges = folderEdges();
   const offenders = ABOVE_THE_SHARD.filter((f) => edges.get(f)?.has('actors')).map((f) => `${edges.get(f)!.get('actors')}`);

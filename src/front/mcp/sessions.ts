@@ -11,20 +11,9 @@ import { fail, MailcueError } from '../../errors/registry.js';
 import { isBearerKind, parseCredential } from '../../security/credentials.js';
 import type { Deps } from '../../services/deps.js';
 import type { SessionTerms } from '../../contract/commands.js';
-import type { FrontThreadLink } from '../front-threads.js';
+import type { FrontThreadLink } from '../thread-link.js';
+import type { SessionStream } from './session-stream.js';
 import type { Cancellation } from '../../util/cancel.js';
-
-/**
- * A session's event stream as the code answering on it sees it: an SseStream on this front
- * thread, or one a sibling thread holds (front-threads.ts) for a legacy SSE session.
- */
-export interface SessionStream {
-  readonly isClosed: boolean;
-  message(value: unknown): void;
-  messageText(json: string): void;
-  onClose(handler: () => void): void;
-  close(): void;
-}
 
 export interface McpSession {
   readonly id: string;
