@@ -45,6 +45,8 @@ export interface MoveSteps {
   addFollower(): Promise<void>;
   /** The epoch switch (the new owner must be in the in-sync set); `keepOld`: the old primary stays a follower. */
   switchOwner(keepOld?: boolean): Promise<void>;
+  /** True when the controller has more urgent work (a failover): a move still copying gives up, to be retried. */
+  abandoned?(): boolean;
 }
 
 export interface MoveRunner {
@@ -74,6 +76,8 @@ export class Controller implements MapWriter {
   private leading = false;
   private stopped = false;
   private dirty = false;
+  /** Members or drain marks changed since the pass began: moves give way to the next pass. */
+  private urgent = false;
   private running: Promise<void> | null = null;
   private watches: { close(): Promise<void> }[] = [];
   private moves: MoveStatus[] = [];
@@ -123,11 +127,14 @@ export class Controller implements MapWriter {
     this.electionKey = key?.startsWith(prefix) ? key.slice(prefix.length) : undefined;
     this.leading = true;
     this.log.info({ controller: this.id }, 'elected controller');
-    const kick = () => this.schedule();
+    const kick = () => {
+      this.urgent = true;
+      this.schedule();
+    };
     this.membersChangedAt = Date.now();
     const joined = () => {
       this.membersChangedAt = Date.now();
-      this.schedule();
+      kick();
     };
     this.watches.push(await watchPrefix(this.ns, MEMBERS_PREFIX, joined), await watchPrefix(this.ns, DRAIN_PREFIX, kick));
     this.schedule();
@@ -161,6 +168,7 @@ export class Controller implements MapWriter {
   }
 
   private async reconcile(): Promise<void> {
+    this.urgent = false;
     const [members, drains, sessions] = await Promise.all([readMembers(this.ns), readDrains(this.ns), this.readSessions()]);
     const live = members.map((m) => m.id);
     const eligible = live.filter((id) => !drains.has(id));
@@ -211,7 +219,8 @@ export class Controller implements MapWriter {
     this.moves = data.map((m) => ({ ...m, state: 'pending', progress: 0 }));
     await this.publishMoves(true);
     for (const status of this.moves) {
-      if (!this.leading || this.stopped || this.dirty) break;
+      // A membership or drain change (a failover may wait) comes first; a lost race with a shard's in-sync change does not.
+      if (!this.leading || this.stopped || this.urgent) break;
       await this.runMove(status);
     }
     this.moves = this.moves.filter((m) => m.state !== 'done' && m.state !== 'pending');
@@ -285,6 +294,7 @@ export class Controller implements MapWriter {
     try {
       const steps: MoveSteps = {
         addFollower: () => addFollower(this, status),
+        abandoned: () => this.urgent || !this.leading || this.stopped,
         switchOwner: (keepOld) => {
           status.state = 'switching';
           return switchOwner(this, status, keepOld === true && (this.settings?.replicas ?? 1) > 1);

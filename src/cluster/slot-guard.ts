@@ -40,6 +40,14 @@ export class SlotGuard {
     for (const e of this.view.map) if (e.primary === this.self) this.sessionFence.set(e.slot, e.epoch);
   }
 
+  /**
+   * The controller has recorded this session (it has acted on the restart): what the map names this
+   * shard primary of from now on was judged with the restart known, so the fence lifts.
+   */
+  sessionRecorded(): void {
+    this.sessionFence.clear();
+  }
+
   /** Primary of the slot at an epoch given to this session. */
   mayServe(slot: number): boolean {
     const e = this.view.entry(slot);

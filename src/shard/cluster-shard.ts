@@ -1,7 +1,7 @@
 // A shard in cluster mode (MAILCUE_ETCD_ENDPOINTS): serves its gRPC as usual, fences every routed
 // command by the slot map it watches, keeps `members/<id>` alive on a lease and stands for
 // controller. Stops in order: step down, leave (revoke the lease), then stop serving.
-import { Controller, type MoveRunner } from '../cluster/controller.js';
+import { Controller, SESSIONS_PREFIX, type MoveRunner } from '../cluster/controller.js';
 import { clearDrain } from '../cluster/drain.js';
 import { connectEtcd } from '../cluster/etcd.js';
 import { MemberRegistration } from '../cluster/members.js';
@@ -57,6 +57,16 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
     newSession: () => guard.newSession(),
   });
   guard.lease = registration;
+  // Once the controller has recorded this session, the slots fenced at its start are judged again by the map.
+  const sessionWatch = setInterval(() => {
+    void ns.get(`${SESSIONS_PREFIX}${o.id}`).string().then((raw) => {
+      if (!raw || (JSON.parse(raw) as { session?: string }).session !== registration.current.session) return;
+      clearInterval(sessionWatch);
+      guard.sessionRecorded();
+      view.listeners.forEach((l) => l(view.map));
+    }, () => undefined);
+  }, 1000);
+  sessionWatch.unref();
   const runner = o.runner(host, view, guard, locks);
   const { actors } = host;
   const replicator = new Replicator(actors.ctx.store, view, guard, o.tls, o.log, new IsrWriter(new SlotMapStore(ns), o.id, o.log), locks, {
@@ -81,6 +91,7 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
     host,
     controller,
     async stop() {
+      clearInterval(sessionWatch);
       await controller.stop();
       await registration.close().catch(() => undefined);
       lagReport.close();

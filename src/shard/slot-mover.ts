@@ -86,6 +86,8 @@ export class GrpcSlotMover implements MoveRunner {
       // Caught up, and in the slot's in-sync set: only an in-sync copy may become the primary.
       if (theirs && theirs.epoch === epoch && theirs.seq >= 0 && ours.seq - theirs.seq <= FREEZE_LAG && this.view.entry(slot).isr.includes(move.to)) break;
       if (Date.now() > deadline) throw new Error(`slot ${slot}: ${move.to} did not catch up in ${CATCH_UP_MS} ms`);
+      // Membership changed (a failover waits): the move gives way and is tried again later.
+      if (steps.abandoned?.()) throw new Error(`slot ${slot}: move set aside for a failover`);
       progress(theirs && theirs.seq >= 0 ? 0.8 : 0.1 + Math.min(0.6, (Date.now() - started) / CATCH_UP_MS));
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
