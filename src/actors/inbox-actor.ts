@@ -2,15 +2,15 @@
 // Delivery commits the message, then wakes the waiters of that inbox on this same shard.
 import { fail, MailcueError } from '../errors/registry.js';
 import { answersAuthWait, type Authentication } from '../contract/authentication.js';
-import { messageIdCursor, newMessageId } from '../util/ids.js';
+import { newMessageId, positionNow } from '../util/ids.js';
 import { latestMessageView } from '../mail/message-view.js';
-import type { MessageListQuery } from '../contract/commands.js';
+import type { MessageListQuery, WaitMatch } from '../contract/commands.js';
 import { runHandler, type Answer, type CommandOf, type FamilyOf, type Handlers } from '../contract/command-table.js';
 import type { ActorContext } from './context.js';
 import { ANSWERED_LATER, type DeliverResult, type RequestScope, type WaitResult } from '../contract/results.js';
 import { promised, type Sink } from '../util/sink.js';
 import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from '../contract/model.js';
-import type { WaitOutcome, Waiter, WaiterRegistry } from './waiters.js';
+import { answersMatch, type WaitOutcome, type Waiter, type WaiterRegistry } from './waiters.js';
 import { InboxReclaimer } from './inbox-reclaimer.js';
 import { listAll, listPage } from './inbox-listing.js';
 
@@ -319,28 +319,43 @@ export class InboxActor {
   }
 
   /** The first message newer than `since` that matches, if one is already stored. */
-  private firstAfter(address: string, since: string, match: 'any' | 'code', requireAuth: boolean): MessageRecord | undefined {
+  private firstAfter(address: string, since: string, match: WaitMatch, requireAuth: boolean): MessageRecord | undefined {
     const { messages } = this.ctx.store;
-    for (const value of match === 'code' ? messages.codedAfter(address, since) : messages.after(address, since)) {
+    // Every match but 'any' wants a code or a link: those messages have their own index.
+    for (const value of match === 'any' ? messages.after(address, since) : messages.codedAfter(address, since)) {
       if (requireAuth && !answersAuthWait(value.authentication)) continue;
-      if (match === 'any' || value.otp !== null || value.verification_link !== null) return value;
+      if (answersMatch(match, value)) return value;
     }
     return undefined;
   }
 
+  /**
+   * Where "now" is in an inbox (a wait without `since`, or with "now"): its newest message id, or,
+   * while it holds none, a position after every id made so far (issue 36: a position, not a magic id).
+   */
+  private position(address: string): string {
+    return this.newest(address)?.id ?? positionNow(this.ctx.now());
+  }
+
+  /**
+   * A wait answers the first matching message newer than its cursor: `since`, or the inbox's
+   * position now. Every answer carries the cursor to wait from next (the message's id, or on a
+   * timeout the cursor it waited from), so a re-issued wait never misses and never repeats a mail.
+   */
   private wait(cmd: CommandOf<'message.wait'>, scope: RequestScope): WaitResult | Promise<WaitResult> | typeof ANSWERED_LATER {
     const requireAuth = this.owned(cmd.accountId, cmd.address).require_auth ?? false;
-    if (cmd.since !== null) {
-      const found = this.firstAfter(cmd.address, cmd.since, cmd.match, requireAuth);
-      if (found) return { timed_out: false, message: toSummary(found) };
-    }
-    if (scope.signal.aborted) return { timed_out: true, message: null };
+    const since = cmd.since ?? this.position(cmd.address);
+    const found = this.firstAfter(cmd.address, since, cmd.match, requireAuth);
+    if (found) return { timed_out: false, message: toSummary(found), cursor: found.id };
+    if (scope.signal.aborted) return { timed_out: true, message: null, cursor: since };
     // A long-poll sent again after its stream broke keeps its first deadline: it answers (timed
     // out) before the front gives up on it.
     const now = this.ctx.now();
     let until = now + cmd.timeoutMs;
     if (scope.deadline) until = Math.min(until, scope.deadline - WAIT_ANSWER_MARGIN_MS);
-    const waiter = new PendingWait(this.ctx.waiters, cmd.address, cmd.match, cmd.since, until, requireAuth, requireAuth ? messageIdCursor(now) : undefined);
+    // Its cursor is a position, so a message whose sender check settles later answers it exactly
+    // when it is newer than the cursor: no separate "parked at" bound is needed.
+    const waiter = new PendingWait(this.ctx.waiters, cmd.address, cmd.match, since, until, requireAuth, undefined);
     let answer: Promise<WaitResult> | typeof ANSWERED_LATER = ANSWERED_LATER;
     if (scope.reply) waiter.sink = scope.reply;
     else answer = promised<WaitResult>((sink) => (waiter.sink = sink));
@@ -364,8 +379,8 @@ class PendingWait implements Waiter {
   constructor(
     private readonly registry: WaiterRegistry,
     readonly address: string,
-    readonly match: 'any' | 'code',
-    readonly since: string | null,
+    readonly match: WaitMatch,
+    readonly since: string,
     readonly deadline: number,
     readonly requireAuth: boolean,
     readonly parkedAt: string | undefined,
@@ -378,8 +393,8 @@ class PendingWait implements Waiter {
 
   settle(outcome: WaitOutcome): void {
     const sink = this.sink!;
-    if (outcome === 'timeout') sink.resolve({ timed_out: true, message: null });
+    if (outcome === 'timeout') sink.resolve({ timed_out: true, message: null, cursor: this.since });
     else if (outcome instanceof Error) sink.reject(outcome);
-    else sink.resolve({ timed_out: false, message: toSummary(outcome) });
+    else sink.resolve({ timed_out: false, message: toSummary(outcome), cursor: outcome.id });
   }
 }

@@ -15,6 +15,7 @@ import { InboxActor } from './inbox-actor.js';
 import { OAuthActor } from './oauth-actor.js';
 import { WebhookActor } from './webhook-actor.js';
 import { WaiterRegistry } from './waiters.js';
+import { SessionEvents } from './session-events.js';
 
 /** Listings gathered from every shard: in cluster mode each answers only what it owns. */
 const LISTINGS: ReadonlySet<CommandType> = new Set(['inbox.list', 'domain.list', 'webhook.list']);
@@ -27,6 +28,7 @@ export class ShardActors {
   readonly oauth: OAuthActor;
   readonly webhooks: WebhookActor;
   readonly feed = new AccountFeed();
+  readonly sessionEvents: SessionEvents;
   private readonly commands = new Map<string, number>();
   /** Every command's handler (src/contract/command-table.ts): the compiler checks none is missing. */
   private readonly handlers: Handlers<CommandType>;
@@ -48,6 +50,7 @@ export class ShardActors {
     });
     this.accounts = new AccountActor(this.ctx, (accountId, hash, generation) => this.oauth.accessGrant(accountId, hash, generation));
     this.inboxes = new InboxActor(this.ctx);
+    this.sessionEvents = new SessionEvents(now);
     this.domains = new DomainActor(this.ctx);
     this.webhooks = new WebhookActor(this.ctx, (address) => this.inboxes.ownerOf(address));
     // The outbox entry commits with the message; sending starts once the commit is durable.
@@ -63,6 +66,13 @@ export class ShardActors {
       ...this.domains.handlers,
       ...this.oauth.handlers,
       ...this.webhooks.handlers,
+      // An ended session's resumable streams go with it.
+      'account.session_close': (cmd, scope) => {
+        this.sessionEvents.drop(cmd.accountId, cmd.sessionId);
+        return this.accounts.handlers['account.session_close'](cmd, scope);
+      },
+      'session.events_put': (cmd) => this.sessionEvents.put(cmd.accountId, cmd.sessionId, cmd.streamId, cmd.events, cmd.done),
+      'session.events_after': (cmd, scope) => this.sessionEvents.after(cmd.accountId, cmd.sessionId, cmd.streamId, cmd.after, cmd.timeoutMs, scope.signal),
       'shard.stats': () => this.stats(),
       'feed.watch': (cmd, scope) => this.feed.watch(cmd.accountId, cmd.since, cmd.epoch, cmd.timeoutMs, scope.signal),
       'slot.head': this.slot('slot.head'),
@@ -133,7 +143,7 @@ export class ShardActors {
   stats(): ShardStats {
     return {
       shard: this.ctx.shardId,
-      parked_waiters: this.ctx.waiters.size + this.feed.size,
+      parked_waiters: this.ctx.waiters.size + this.feed.size + this.sessionEvents.size,
       inboxes: this.ctx.store.inboxes.count(),
       messages: this.ctx.store.messages.count(),
       oauth_records: this.oauth.records,
@@ -149,6 +159,7 @@ export class ShardActors {
     clearInterval(this.purger);
     this.ctx.waiters.drain();
     this.feed.drain();
+    this.sessionEvents.drain();
     this.accounts.flush();
     await this.inboxes.reclaimer.close();
     await this.webhooks.stop();

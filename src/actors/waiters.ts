@@ -3,14 +3,29 @@
 // Deadlines sit on one coarse timer wheel rather than a timer each: tens of thousands of parked
 // waiters then cost one interval, and a timeout answers at most TICK_MS late.
 import { answersAuthWait } from '../contract/authentication.js';
+import type { WaitMatch } from '../contract/commands.js';
 import type { MessageRecord } from '../contract/model.js';
+
+/** Whether a message is one the wait's match asks for. */
+export function answersMatch(match: WaitMatch, message: Pick<MessageRecord, 'otp' | 'verification_link'>): boolean {
+  switch (match) {
+    case 'any':
+      return true;
+    case 'otp':
+      return message.otp !== null;
+    case 'link':
+      return message.verification_link !== null;
+    default:
+      return message.otp !== null || message.verification_link !== null;
+  }
+}
 
 /** What ends a wait: the message that answers it, a timeout, or an error. */
 export type WaitOutcome = MessageRecord | 'timeout' | Error;
 
 export interface Waiter {
   readonly address: string;
-  readonly match: 'any' | 'code';
+  readonly match: WaitMatch;
   /** Only a message newer than this id answers (null: any message delivered after parking). */
   readonly since: string | null;
   readonly deadline: number;
@@ -76,10 +91,9 @@ export class WaiterRegistry {
   deliver(address: string, message: MessageRecord, authSettled = false): void {
     const set = this.byInbox.get(address);
     if (!set) return;
-    const hasCode = message.otp !== null || message.verification_link !== null;
     const trusted = answersAuthWait(message.authentication);
     for (const waiter of [...set]) {
-      if (waiter.match === 'code' && !hasCode) continue;
+      if (!answersMatch(waiter.match, message)) continue;
       if (waiter.requireAuth ? !trusted : authSettled) continue;
       if (waiter.since !== null && message.id <= waiter.since) continue;
       if (authSettled && waiter.parkedAt !== undefined && message.id < waiter.parkedAt) continue;

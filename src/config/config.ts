@@ -46,6 +46,10 @@ export interface Config {
   readonly opsPort: number;
   readonly agentConnectionMaxMs: number;
   readonly sessionIdleMs: number;
+  /** How often a parked wait called with a progressToken sends notifications/progress (at most 9 s: clients get one every 10 s at worst). */
+  readonly mcpProgressMs: number;
+  /** The SSE `retry:` a resumable agent-tool stream tells its client: how soon to reconnect with Last-Event-ID. */
+  readonly mcpRetryMs: number;
   readonly oauthCodeTtlMs: number;
   /** Absolute lifetime of an OAuth grant: its refresh tokens never outlive it (30 days). */
   readonly oauthGrantTtlMs: number;
@@ -109,7 +113,10 @@ export const DEFAULTS = Object.freeze({
   opsHost: '127.0.0.1',
   opsPort: 9464,
   agentConnectionMaxMs: 60_000,
-  sessionIdleMs: 300_000,
+  // Issue 36: a session with no request and no open stream for 60 s ends and frees its plan slot.
+  sessionIdleMs: 60_000,
+  mcpProgressMs: 5_000,
+  mcpRetryMs: 1_000,
   oauthCodeTtlMs: 60_000,
   logLevel: 'info',
   /** 0: the pool sizes itself from the CPU count. */
@@ -276,6 +283,8 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     opsPort: int(env, 'MAILCUE_OPS_PORT', DEFAULTS.opsPort, 0, 65535),
     agentConnectionMaxMs: int(env, 'MAILCUE_AGENT_CONNECTION_MAX_MS', DEFAULTS.agentConnectionMaxMs, 1000),
     sessionIdleMs: int(env, 'MAILCUE_SESSION_IDLE_MS', DEFAULTS.sessionIdleMs, 1000),
+    mcpProgressMs: int(env, 'MAILCUE_MCP_PROGRESS_MS', DEFAULTS.mcpProgressMs, 100, 9_000),
+    mcpRetryMs: int(env, 'MAILCUE_MCP_RETRY_MS', DEFAULTS.mcpRetryMs, 0, 60_000),
     oauthCodeTtlMs: int(env, 'MAILCUE_OAUTH_CODE_TTL_MS', DEFAULTS.oauthCodeTtlMs, 100),
     oauthGrantTtlMs: int(env, 'MAILCUE_OAUTH_GRANT_TTL_MS', 30 * 24 * 3_600_000, 1000),
     purgeIntervalMs: int(env, 'MAILCUE_PURGE_INTERVAL_MS', 60_000, 100),

@@ -52,6 +52,8 @@ export const TOOL_CREDIT_MULTIPLIERS: Readonly<Record<string, number>> = {
   extract_otp: 3,
   create_and_wait_for_otp: 5,
   watch_email: 10,
+  // The same wait as watch_email (issue 36), so it costs the same.
+  wait_for_email: 10,
 };
 
 export function toolCredits(tool: string): number {

@@ -5,7 +5,7 @@
 import type { Command, CommandType, SessionTerms } from './commands.js';
 import type { AccountView, AttachmentContent, DeliveryLog, DomainRecord, InboxView, MessageRecord, MessageSummary, WebhookRecord } from './model.js';
 import type { KeyView } from './keys.js';
-import type { AccountUsage, Admission, ANSWERED_LATER, ChangesAnswer, DeliverResult, IssuedTokens, RequestScope, ShardStats, SlotPosition, WaitResult } from './results.js';
+import type { AccountUsage, Admission, ANSWERED_LATER, ChangesAnswer, DeliverResult, IssuedTokens, RequestScope, ShardStats, SlotPosition, StreamEvents, WaitResult } from './results.js';
 
 export type { CommandType };
 
@@ -120,6 +120,11 @@ export const COMMAND_TABLE = {
   /** Null on the shards that do not hold the webhook. */
   'webhook.deliveries': { returns: returns<DeliveryLog[] | null>(), route: 'every', resend: true, parks: false, feed: null, caller: 'front' },
   'webhook.rekey': { returns: returns<null>(), route: 'every', resend: false, parks: false, feed: null, caller: 'front' },
+
+  /** A resumable agent-tool stream's events (issue 36): storing one twice keeps one copy (by its number). */
+  'session.events_put': { returns: returns<{ stored: number }>(), route: account, resend: true, parks: false, feed: null, caller: 'front' },
+  /** A reconnection with Last-Event-ID: parked until the stream has events after it. */
+  'session.events_after': { returns: returns<StreamEvents>(), route: account, resend: true, parks: true, feed: null, caller: 'front' },
 
   'shard.stats': { returns: returns<ShardStats>(), route: 'every', resend: true, parks: false, feed: null, caller: 'front' },
   'feed.watch': { returns: returns<ChangesAnswer>(), route: 'named', resend: false, parks: true, feed: null, caller: 'front' },

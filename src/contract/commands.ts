@@ -121,6 +121,12 @@ export interface MessageListQuery {
   query?: string | null;
 }
 
+/**
+ * Which messages answer a wait: any; one with a code or a verification link; one with a code; one
+ * with a verification link (wait_for_email's otp_only / link_only).
+ */
+export type WaitMatch = 'any' | 'code' | 'otp' | 'link';
+
 export type MessageCommand =
   | ({ type: 'message.list' } & MessageListQuery)
   /** The same list as REST answers it: JSON text of `{count, data}`, which the front passes through. */
@@ -141,10 +147,10 @@ export type MessageCommand =
       type: 'message.wait';
       accountId: string;
       address: string;
-      /** Answer with the first message newer than this id; without it, the next one to arrive. */
+      /** Answer with the first message newer than this id; without it, the next one to arrive (the inbox's position now). */
       since: string | null;
-      /** 'code': only a message with an otp or a verification link answers. */
-      match: 'any' | 'code';
+      /** 'code': only a message with an otp or a verification link answers; 'otp' / 'link': only one with that. */
+      match: WaitMatch;
       timeoutMs: number;
     };
 
@@ -180,6 +186,15 @@ export type WebhookCommand =
   | { type: 'webhook.deliveries'; accountId: string; id: string }
   | { type: 'webhook.rekey'; accountId: string; key: string };
 
+/**
+ * The resumable streams of an agent-tool session (actors/session-events.ts), kept by the account's
+ * shard: the front answering a request stores its stream's events there, and a front serving the
+ * client's reconnection (GET with Last-Event-ID) reads them, parked until one comes.
+ */
+export type SessionCommand =
+  | { type: 'session.events_put'; accountId: string; sessionId: string; streamId: string; events: { seq: number; data: string }[]; done: boolean }
+  | { type: 'session.events_after'; accountId: string; sessionId: string; streamId: string; after: number; timeoutMs: number };
+
 export type ShardCommand = { type: 'shard.stats' };
 
 /**
@@ -214,5 +229,5 @@ export type SlotCommand =
 /** The account's changes on one shard after a cursor (account-feed.ts); sent to every shard. */
 export type FeedCommand = { type: 'feed.watch'; accountId: string; since: number | null; epoch: string | null; timeoutMs: number };
 
-export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand | FeedCommand | SlotCommand;
+export type Command = AccountCommand | InboxCommand | MessageCommand | DomainCommand | OAuthCommand | WebhookCommand | ShardCommand | FeedCommand | SlotCommand | SessionCommand;
 export type CommandType = Command['type'];

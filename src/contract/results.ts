@@ -52,8 +52,23 @@ export interface DeliverResult {
   gone: string[];
 }
 
-/** A wait answers with the summary: the front never receives (and trims) a whole message. */
-export type WaitResult = { timed_out: false; message: MessageSummary } | { timed_out: true; message: null };
+/**
+ * A wait answers with the summary: the front never receives (and trims) a whole message. `cursor`
+ * is where the next wait starts: the message's id, or on a timeout the position waited from.
+ */
+export type WaitResult = { timed_out: false; message: MessageSummary; cursor: string } | { timed_out: true; message: null; cursor: string };
+
+/** One event of a resumable agent-tool stream: its number on the stream and its JSON-RPC message. */
+export interface StreamEvent {
+  seq: number;
+  data: string;
+}
+
+/** A resumable stream's events after the client's Last-Event-ID; `done`: the stream's answer is among what it held. */
+export interface StreamEvents {
+  events: StreamEvent[];
+  done: boolean;
+}
 
 /** An account's plan limits and what it used of them (GET /v1/account's usage). */
 export interface AccountUsage {

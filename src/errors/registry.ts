@@ -10,6 +10,11 @@ export interface ErrorSpec {
   readonly smtp?: readonly [number, string];
   /** The RFC 6749 §5.2 `error` value on the OAuth endpoints, where it differs from the code. */
   readonly oauth?: string;
+  /**
+   * The HTTP status of the JSON-RPC error on the agent-tool transports, where it is not `http`: an
+   * MCP protocol error that SDK clients must see as the JSON-RPC error, not as a failed POST.
+   */
+  readonly mcpHttp?: number;
 }
 
 const TEMPORARY = [451, '4.3.0'] as const;
@@ -64,6 +69,8 @@ export const ERRORS = {
   session_conflict: { http: 409, jsonrpc: -32000 },
   invalid_request: { http: 400, jsonrpc: -32600 },
   method_not_found: { http: 404, jsonrpc: -32601 },
+  /** MCP's "Resource not found" (resources/read of an unknown URI), answered as a JSON-RPC error with HTTP 200. */
+  resource_not_found: { http: 404, jsonrpc: -32002, mcpHttp: 200 },
   /** A shard does not own the command's slot at the command's epoch; the front re-sends it. */
   moved: { http: 503, jsonrpc: -32603, smtp: TEMPORARY },
   // SMTP ingress bounds (DESIGN §7); the HTTP status is only what a log or a test would show.

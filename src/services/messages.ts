@@ -1,6 +1,6 @@
 // Message operations shared by REST and the agent tools, including the long-poll wait that parks
 // on the shard owning the inbox.
-import type { MessageListQuery } from '../contract/commands.js';
+import type { MessageListQuery, WaitMatch } from '../contract/commands.js';
 import type { WaitResult } from '../contract/results.js';
 import { extractionOf, type MessageRecord, type MessageSummary } from '../contract/model.js';
 import { verdict } from '../contract/authentication.js';
@@ -75,7 +75,7 @@ export function deleteMessage(deps: Deps, caller: Caller, address: string, id: s
 export interface WaitOptions {
   since: string | null;
   timeoutMs: number;
-  match: 'any' | 'code';
+  match: WaitMatch;
   signal?: CancelSignal;
 }
 

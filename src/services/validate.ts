@@ -77,8 +77,16 @@ export function requireMessageId(value: unknown, param = 'message_id'): string {
   return value;
 }
 
+/**
+ * A wait's `since`: a message id (a cursor an earlier answer gave), or "now", which like no `since`
+ * at all is null: the shard resolves it to the inbox's position when the wait starts.
+ */
+export function waitSince(value: unknown): string | null {
+  return value === 'now' ? null : optionalSince(value, 'since');
+}
+
 export function optionalSince(value: unknown, param = 'since'): string | null {
   if (value === undefined || value === null || value === '') return null;
-  if (typeof value !== 'string' || !MESSAGE_ID.test(value)) fail('invalid_parameter', `${param} must be a message id (msg_...)`, { param });
+  if (typeof value !== 'string' || !MESSAGE_ID.test(value)) fail('invalid_parameter', `${param} must be a message id (msg_...)${param === 'since' ? ' or "now"' : ''}`, { param });
   return value;
 }

@@ -44,6 +44,24 @@ export function newMessageId(now = Date.now()): string {
   return `msg_${time}${counter}${suffix}`;
 }
 
+/** The position before an inbox's first message: waiting from it, every message of the inbox is newer. */
+export const INBOX_START = 'msg_0000000000000000000';
+
+/**
+ * An inbox's position "now" when it holds no message (issue 36): a valid message id that sorts after
+ * every id this thread has made and before every id it will make. It reserves its (time, counter)
+ * pair, so no message ever gets an id equal to it, even within the same millisecond.
+ */
+export function positionNow(now = Date.now()): string {
+  if (now > lastMs) {
+    lastMs = now;
+    seq = 0;
+  } else {
+    seq++;
+  }
+  return `msg_${lastMs.toString(36).padStart(BASE36_TIME_WIDTH, '0')}${seq.toString(36).padStart(4, '0')}ffffff`;
+}
+
 /** A cursor below every message id made at or after `now` (and above those made before it). */
 export function messageIdCursor(now: number): string {
   return `msg_${now.toString(36).padStart(BASE36_TIME_WIDTH, '0')}`;

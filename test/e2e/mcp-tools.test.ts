@@ -37,14 +37,14 @@ async function inbox(): Promise<string> {
 const structured = (r: unknown) => (r as { structuredContent: Json }).structuredContent;
 
 for (const kind of ['streamable-http', 'sse'] as TransportKind[]) {
-  test(`mcp ${kind} - initialize, eleven tools with schemas, every tool runs`, async (t) => {
+  test(`mcp ${kind} - initialize, SEED's eleven tools and issue 36's two with schemas, every tool runs`, async (t) => {
     const client = await connectMcp(kind, svc.baseUrl, key);
     try {
       t.deepEqual(client.getServerVersion()?.name, 'mailcue');
       const { tools } = await client.listTools();
       t.deepEqual(tools.map((x) => x.name).sort(), [
-        'add_custom_domain', 'create_and_wait_for_otp', 'delete_custom_domain', 'delete_email', 'extract_otp', 'get_latest_email',
-        'get_messages', 'list_custom_domains', 'list_inboxes', 'verify_custom_domain', 'watch_email',
+        'add_custom_domain', 'create_and_wait_for_otp', 'create_inbox', 'delete_custom_domain', 'delete_email', 'extract_otp', 'get_latest_email',
+        'get_messages', 'list_custom_domains', 'list_inboxes', 'verify_custom_domain', 'wait_for_email', 'watch_email',
       ]);
       const watch = tools.find((x) => x.name === 'watch_email')!;
       t.deepEqual(watch.inputSchema.required, ['inbox']);
@@ -137,7 +137,8 @@ test('mcp - create_and_wait_for_otp and watch_email time out with timed_out, not
     t.is(out.otp, null);
     t.regex(out.inbox, /@mailcue\.test$/);
     const watched = structured(await client.callTool({ name: 'watch_email', arguments: { inbox: out.inbox, timeout: 10 } }));
-    t.deepEqual(watched, { timed_out: true, message: null });
+    t.like(watched, { timed_out: true, message: null });
+    t.regex(watched.cursor, /^msg_[0-9a-z]{13}[0-9a-f]{6}$/, 'a timeout answers with a cursor to wait from next');
   } finally {
     await client.close();
   }

@@ -114,6 +114,7 @@ const JSONRPC_TEXT: Partial<Record<ErrorCode, (e: MailcueError) => { message: st
   invalid_request: (e) => ({ message: 'Invalid Request', data: e.message }),
   payload_too_large: (e) => ({ message: 'Invalid Request', data: e.message }),
   method_not_found: (e) => ({ message: 'Method not found', data: e.message }),
+  resource_not_found: (e) => ({ message: 'Resource not found', data: e.message }),
   forbidden_origin: asIs,
   method_not_allowed: asIs,
   unsupported_media_type: asIs,
@@ -132,7 +133,8 @@ export function toJsonRpcFailure(thrown: unknown): JsonRpcFailure | null {
   const text = JSONRPC_TEXT[err.code]?.(err) ?? { message: err.message, data: err.code };
   const headers: [string, string][] = [];
   if (typeof err.details?.retry_after_s === 'number') headers.push(['Retry-After', String(err.details.retry_after_s)]);
-  return new JsonRpcFailure(spec.http, { code: spec.jsonrpc, message: text.message, data: text.data }, headers);
+  const http = 'mcpHttp' in spec ? spec.mcpHttp : spec.http;
+  return new JsonRpcFailure(http, { code: spec.jsonrpc, message: text.message, data: text.data }, headers);
 }
 
 /** SEED.md's error object always carries `data` (a string); transport errors reuse the message. */

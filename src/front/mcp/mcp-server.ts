@@ -6,7 +6,7 @@ import type { Admission } from '../../contract/results.js';
 import type { Meter } from '../../contract/commands.js';
 import type { Plan } from '../../config/plans.js';
 import { toolCredits } from '../../config/plans.js';
-import { MailcueError, fail } from '../../errors/registry.js';
+import { MailcueError } from '../../errors/registry.js';
 import { listInboxes } from '../../services/inboxes.js';
 import { listMessages } from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';
@@ -90,7 +90,7 @@ export async function admit(
   let early: Promise<ToolOutput> | undefined;
   if (speculativeAccount && tool && args) {
     const caller = known!.scope ? { accountId: speculativeAccount, scope: known!.scope } : { accountId: speculativeAccount };
-    early = tool.run({ deps, caller, signal: NEVER_CANCELLED, maxWaitMs: 0, progress: () => undefined }, args);
+    early = tool.run({ deps, caller, signal: NEVER_CANCELLED, maxWaitMs: 0, progress: () => undefined, progressEveryMs: null }, args);
     early.catch(() => undefined); // read (or dropped) after admission
   }
   const admission = await admitToken(deps, token, meter, session);
@@ -141,6 +141,7 @@ export function toolContext(ctx: ExecuteContext, progressToken: unknown): ToolCo
     caller: callerOf(ctx.admitted.admission),
     signal: ctx.signal,
     maxWaitMs: ctx.maxWaitMs,
+    progressEveryMs: progressToken !== undefined && ctx.notify ? ctx.deps.config.mcpProgressMs : null,
     progress(progress, message, total) {
       if (progressToken === undefined || !ctx.notify) return;
       ctx.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, message, ...(total === undefined ? {} : { total }) } });
@@ -201,15 +202,15 @@ export async function execute(ctx: ExecuteContext, message: JsonRpcRequest): Pro
     case 'resources/read': {
       const uri = message.params?.uri;
       if (typeof uri !== 'string') throw invalidParams('Missing required parameter: uri');
+      // MCP: an unknown resource is the JSON-RPC error -32002; another account's inbox is unknown alike.
+      const unknown = () => new MailcueError('resource_not_found', `No resource ${uri}`);
       const address = inboxOfUri(uri);
+      if (!address) throw unknown();
       try {
-        if (!address) fail('inbox_not_found', `Resource ${uri} not found`);
         const messages = await listMessages(deps, caller, address, 10, false);
         return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ inbox: address, messages }) }] };
       } catch (err) {
-        if (err instanceof MailcueError && err.spec.jsonrpc === null) {
-          return { contents: [{ uri, mimeType: 'text/plain', text: err.message }], isError: true };
-        }
+        if (err instanceof MailcueError && err.code === 'inbox_not_found') throw unknown();
         throw err;
       }
     }

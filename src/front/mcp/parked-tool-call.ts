@@ -16,8 +16,9 @@ import { errorResponse, resultResponse, toolCallResult, type JsonRpcId } from '.
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
 import { toolContext, toolErrorResult, type ExecuteContext } from './mcp-server.js';
 import type { McpSession } from './sessions.js';
+import type { ResumableStream } from './resumable-stream.js';
 import type { SseStream } from './sse-stream.js';
-import type { ToolWait } from './tools/tool.js';
+import { reportProgress, type ToolWait } from './tools/tool.js';
 
 /**
  * A tools/call's answer: the result, or its JSON-RPC error, on the call's SSE stream when it has
@@ -33,6 +34,8 @@ export class ToolCallAnswer {
     protected readonly id: JsonRpcId,
     /** The header naming the session, on a JSON answer. */
     private readonly sessionHeader: string,
+    /** The stream's resumable side (2025-11-25 clients): numbered events, the answer kept for a reconnection. */
+    protected readonly resumable: ResumableStream | null = null,
   ) {}
 
   answer(result: unknown): void {
@@ -43,7 +46,9 @@ export class ToolCallAnswer {
       this.fail(err);
       return;
     }
-    if (this.stream) {
+    if (this.resumable) {
+      this.resumable.answer(json);
+    } else if (this.stream) {
       this.stream.messageText(json);
       this.stream.close();
     } else {
@@ -52,7 +57,9 @@ export class ToolCallAnswer {
   }
 
   fail(err: unknown): void {
-    if (this.stream) {
+    if (this.resumable) {
+      this.resumable.answer(JSON.stringify(errorResponse(this.id, asFailure(err))));
+    } else if (this.stream) {
       this.stream.message(errorResponse(this.id, asFailure(err)));
       this.stream.close();
     } else {
@@ -68,21 +75,26 @@ export class ParkedToolCall extends ToolCallAnswer implements Sink {
   /** What the answer needs of the wait once it is parked (not its options: the command has them). */
   private address = '';
   private output: ToolWait['output'] | null = null;
+  /** Stops the progress notifications once the wait answers. */
+  private stopProgress: (() => void) | null = null;
 
-  constructor(config: Config, ex: Exchange, stream: SseStream | null, session: McpSession, id: JsonRpcId, sessionHeader: string) {
-    super(config, ex, stream, session, id, sessionHeader);
+  constructor(config: Config, ex: Exchange, stream: SseStream | null, session: McpSession, id: JsonRpcId, sessionHeader: string, resumable: ResumableStream | null = null) {
+    super(config, ex, stream, session, id, sessionHeader, resumable);
     ex.releaseRequest();
     this.key = JSON.stringify(id);
     session.inflight.set(this.key, this.cancellation);
-    ex.signal.addEventListener('abort', this.cancellation);
+    // A hang-up ends the wait, unless its client can resume the stream: then the wait runs on so
+    // that its answer is kept for the reconnection (notifications/cancelled or DELETE still end it).
+    if (!resumable) ex.signal.addEventListener('abort', this.cancellation);
   }
 
   /** Runs the tool up to its wait (creating an inbox, for one), then parks the wait. */
   async start(ctx: Omit<ExecuteContext, 'signal'>, args: Record<string, unknown>, progressToken: unknown): Promise<void> {
     const tool = ctx.admitted.tool!;
     let wait: ToolWait;
+    const toolCtx = toolContext({ ...ctx, signal: this.cancellation }, progressToken);
     try {
-      wait = await tool.wait!(toolContext({ ...ctx, signal: this.cancellation }, progressToken), args);
+      wait = await tool.wait!(toolCtx, args);
     } catch (err) {
       this.reject(err as Error);
       return;
@@ -90,11 +102,13 @@ export class ParkedToolCall extends ToolCallAnswer implements Sink {
     // One flat copy of the address, for the command and the answer alike.
     this.address = detached(wait.address);
     this.output = wait.output;
+    this.stopProgress = reportProgress(toolCtx, wait);
     parkWait(ctx.deps, callerOf(ctx.admitted.admission), this.address, { ...wait.options, signal: this.cancellation }, this);
   }
 
   resolve(result: WaitResult): void {
     this.session.inflight.delete(this.key);
+    this.stopProgress?.();
     let answer: unknown;
     try {
       const output = this.output!;
@@ -109,6 +123,7 @@ export class ParkedToolCall extends ToolCallAnswer implements Sink {
 
   reject(err: Error): void {
     this.session.inflight.delete(this.key);
+    this.stopProgress?.();
     let answer: unknown;
     try {
       answer = toolErrorResult(err);

@@ -106,9 +106,12 @@ export class SseStream {
     this.comment('open');
   }
 
-  /** A priming event (an id with empty data) for clients on 2025-11-25 or later. */
-  prime(id: string): void {
-    if (!this.closed) this.ex.write(`id: ${id}\ndata: \n\n`);
+  /**
+   * A priming event (an id with empty data) for clients on 2025-11-25 or later, with the `retry:`
+   * that tells the client how soon to reconnect with Last-Event-ID if the stream breaks (SEP-1699).
+   */
+  prime(id: string, retryMs?: number): void {
+    if (!this.closed) this.ex.write(`id: ${id}\n${retryMs === undefined ? '' : `retry: ${retryMs}\n`}data: \n\n`);
   }
 
   close(): void {

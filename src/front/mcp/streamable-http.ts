@@ -12,6 +12,7 @@ import { agentToolRequest, MCP_BODY_MAX_BYTES, onNotification, readIncoming, run
 import { ParkedToolCall, ToolCallAnswer } from './parked-tool-call.js';
 import type { McpSession } from './sessions.js';
 import { SseStream } from './sse-stream.js';
+import { parseEventId, ResumableStream, resumeStream } from './resumable-stream.js';
 
 const SESSION_HEADER = 'Mcp-Session-Id';
 
@@ -84,15 +85,16 @@ async function answerRequest(
   // Long-poll tools answer on an SSE stream (keep-alives, progress) where the client takes one.
   const longPoll = admitted.tool?.longPoll && !admitted.deferred;
   const stream = longPoll && acceptsSse ? new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs) : null;
-  if (stream && versionAtLeast(session.protocolVersion, '2025-11-25')) stream.prime(`${session.id}:${JSON.stringify(id)}:0`);
-  else stream?.open();
-  const notify = stream ? (n: unknown) => stream.message(n) : null;
+  // Clients on 2025-11-25 or later resume a broken stream with Last-Event-ID (issue 36).
+  const resumable = stream && versionAtLeast(session.protocolVersion, '2025-11-25') ? new ResumableStream(env.deps, session, stream, env.deps.config.mcpRetryMs) : null;
+  if (stream && !resumable) stream.open();
+  const notify = resumable ? (n: unknown) => resumable.message(n) : stream ? (n: unknown) => stream.message(n) : null;
   if (longPoll && admitted.tool!.wait) {
     // Parked as one record: this function and its callers return once the wait is parked.
-    const call = new ParkedToolCall(env.deps.config, ex, stream, session, id, SESSION_HEADER);
+    const call = new ParkedToolCall(env.deps.config, ex, stream, session, id, SESSION_HEADER, resumable);
     return call.start({ deps: env.deps, admitted, session, maxWaitMs: env.maxWaitMs, notify }, admitted.args!, progressTokenOf(message));
   }
-  const reply = new ToolCallAnswer(env.deps.config, ex, stream, session, id, SESSION_HEADER);
+  const reply = new ToolCallAnswer(env.deps.config, ex, stream, session, id, SESSION_HEADER, resumable);
   try {
     const hangUp = (abort: () => void) => ex.signal.addEventListener('abort', abort);
     reply.answer(await runInflight(env, session, admitted, message, id, hangUp, notify));
@@ -105,6 +107,7 @@ function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
   const { deps, sessions } = env;
   const sessionId = ex.header('mcp-session-id');
   const accept = (ex.header('accept') ?? '').toLowerCase();
+  const lastEventId = ex.header('last-event-id');
   return agentToolRequest(env, ex, 'mcp', async (req) => {
     const found = await sessions.find(sessionId, req.token);
     const admitted = await admit(deps, req.token, { jsonrpc: '2.0', method: 'ping' }, found ?? null, false);
@@ -123,6 +126,13 @@ function handleGet(env: AgentToolEnv, ex: Exchange): Promise<void> {
       return;
     }
     const session = sessions.require(sessionId, found, admitted.admission);
+    if (lastEventId !== undefined) {
+      // A reconnection: the events of the stream that broke, from the account's shard, not a new stream.
+      const from = parseEventId(lastEventId);
+      if (!from) fail('invalid_parameter', `Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 64))} names no stream of this session`);
+      resumeStream(deps, ex, session, from, [[SESSION_HEADER, session.id]], env.capMs, deps.config.mcpRetryMs);
+      return;
+    }
     if (session.stream && !session.stream.isClosed) fail('session_conflict', 'Conflict: Only one SSE stream is allowed per session');
     const stream = new SseStream(ex, [[SESSION_HEADER, session.id]], env.capMs);
     stream.open();

@@ -3,7 +3,7 @@ import * as inboxes from '../../services/inboxes.js';
 import * as messages from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';
 import { callerOf } from '../../services/scope.js';
-import { intInRange, normalizeAddress, optionalBool, optionalSince, requireMessageId } from '../../services/validate.js';
+import { intInRange, normalizeAddress, optionalBool, optionalSince, requireMessageId, waitSince } from '../../services/validate.js';
 import { fail } from '../../errors/registry.js';
 import { admitRest, admitRestAndRead } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
@@ -32,11 +32,13 @@ function address(ex: Exchange): string {
  * The shard client settles it in its reply loop, so it never throws there.
  */
 class ParkedWait implements Sink {
-  constructor(private readonly ex: Exchange) {}
+  constructor(private readonly ex: Exchange, private readonly since: string | null) {}
 
+  /** `cursor`: the `since` of the next wait, so that it neither misses nor repeats a mail (issue 36). */
   resolve(result: WaitResult): void {
     try {
-      ok(this.ex, 200, result.timed_out ? { timed_out: true, data: null } : { timed_out: false, data: result.message });
+      const cursor = result.cursor ?? result.message?.id ?? this.since;
+      ok(this.ex, 200, result.timed_out ? { timed_out: true, data: null, cursor } : { timed_out: false, data: result.message, cursor });
     } catch (err) {
       this.ex.fail(err);
     }
@@ -93,12 +95,12 @@ export function inboxRoutes(router: Router, deps: Deps): void {
       const who = await caller(deps, ex);
       const query = ex.query;
       const timeoutS = intInRange(query.get('timeout'), 'timeout', 10, 60, WAIT_DEFAULT_S);
-      const since = optionalSince(query.get('since'));
+      const since = waitSince(query.get('since'));
       const inbox = address(ex);
       // The handler returns here; the answer comes from the ParkedWait when the shard settles it.
       ex.releaseRequest();
       // A copy of the address in storage of its own: the parked command keeps it.
-      messages.parkWait(deps, who, detached(inbox), { since, timeoutMs: timeoutS * 1000, match: 'any', signal: ex.signal }, new ParkedWait(ex));
+      messages.parkWait(deps, who, detached(inbox), { since, timeoutMs: timeoutS * 1000, match: 'any', signal: ex.signal }, new ParkedWait(ex, since));
     })
     .add('get', '/v1/inboxes/:address/messages/:id', async (ex) => {
       const who = await caller(deps, ex);

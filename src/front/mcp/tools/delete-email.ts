@@ -6,6 +6,7 @@ import { defineTool, inboxArg } from './tool.js';
 export const deleteEmail = defineTool<{ inbox: string; message_id: string }>({
   name: 'delete_email',
   title: 'Delete an email',
+  hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Deletes one message from an inbox.',
   inputSchema: {
     type: 'object',

@@ -1,6 +1,6 @@
 // The four custom-domain tools: the same service functions and data as /v1/custom-domains.
 import * as domains from '../../../services/domains.js';
-import { customDomainSchema, defineTool } from './tool.js';
+import { customDomainSchema, defineTool, READS } from './tool.js';
 
 const domainArg = { type: 'string', description: 'Domain name, e.g. mail.example.com' } as const;
 const dnsRecordSchema = {
@@ -13,6 +13,7 @@ export const listCustomDomains = defineTool<Record<string, never>>({
   name: 'list_custom_domains',
   readOnly: true,
   title: 'List custom domains',
+  hints: READS,
   description: 'Lists all custom domains of the account with their verification state and DNS records.',
   inputSchema: { type: 'object', properties: {} },
   outputSchema: { type: 'object', properties: { count: { type: 'integer' }, domains: { type: 'array', items: customDomainSchema } }, required: ['count', 'domains'] },
@@ -25,6 +26,8 @@ export const listCustomDomains = defineTool<Record<string, never>>({
 export const addCustomDomain = defineTool<{ domain: string }>({
   name: 'add_custom_domain',
   title: 'Add a custom domain',
+  // SEED.md: adding a domain already on the account returns it unchanged.
+  hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: 'Adds a custom domain and returns the MX and TXT records to publish before verifying it.',
   inputSchema: { type: 'object', properties: { domain: domainArg }, required: ['domain'] },
   outputSchema: {
@@ -43,6 +46,8 @@ export const addCustomDomain = defineTool<{ domain: string }>({
 export const verifyCustomDomain = defineTool<{ domain: string }>({
   name: 'verify_custom_domain',
   title: 'Verify a custom domain',
+  // A live DNS lookup: the outcome depends on the domain's published records.
+  hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   description: 'Checks the domain\'s MX and TXT records by live DNS lookup; once verified, inboxes can be created at it.',
   inputSchema: { type: 'object', properties: { domain: domainArg }, required: ['domain'] },
   outputSchema: customDomainSchema,
@@ -54,6 +59,8 @@ export const verifyCustomDomain = defineTool<{ domain: string }>({
 export const deleteCustomDomain = defineTool<{ domain: string }>({
   name: 'delete_custom_domain',
   title: 'Delete a custom domain',
+  // Unregisters every inbox at the domain with its mail.
+  hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: 'Deletes a custom domain and unregisters every inbox at it.',
   inputSchema: { type: 'object', properties: { domain: domainArg }, required: ['domain'] },
   outputSchema: {

@@ -3,7 +3,7 @@ import { trustedVerdict } from '../../../contract/authentication.js';
 import { getInbox } from '../../../services/inboxes.js';
 import { listMessages } from '../../../services/messages.js';
 import { requireAddress } from '../../../services/validate.js';
-import { authVerdictSchema, defineTool, inboxArg, nullableString, UNTRUSTED_MAIL } from './tool.js';
+import { authVerdictSchema, defineTool, READS, inboxArg, nullableString, UNTRUSTED_MAIL } from './tool.js';
 
 /** How far back to look for the newest message that carries a code or link. */
 const SCAN_MESSAGES = 100;
@@ -12,6 +12,7 @@ export const extractOtp = defineTool<{ inbox: string }>({
   name: 'extract_otp',
   readOnly: true,
   title: 'Extract one-time code',
+  hints: READS,
   description: `Returns the latest 4 to 6 digit one-time code or verification link received by the inbox (null when none has arrived), with the sender authentication (auth) of the message it came from. ` +
     `On an inbox with require_auth, codes from mail that fails sender authentication are skipped. ${UNTRUSTED_MAIL}`,
   inputSchema: { type: 'object', properties: { inbox: inboxArg }, required: ['inbox'] },

@@ -3,12 +3,13 @@
 import { latestMessageJson } from '../../../services/messages.js';
 import { optionalBool, requireAddress } from '../../../services/validate.js';
 import { JsonText } from '../jsonrpc.js';
-import { authenticationSchema, authVerdictSchema, defineTool, inboxArg, nullableString, UNTRUSTED_MAIL } from './tool.js';
+import { authenticationSchema, authVerdictSchema, defineTool, READS, inboxArg, nullableString, UNTRUSTED_MAIL } from './tool.js';
 
 export const getLatestEmail = defineTool<{ inbox: string; include_raw?: boolean }>({
   name: 'get_latest_email',
   readOnly: true,
   title: 'Get latest email',
+  hints: READS,
   description:
     'Returns the most recent message of an inbox (sender, subject, extracted otp and verification_link, in `extraction` why each was picked or is null, ' +
     'sender authentication), or null if it is empty. ' +

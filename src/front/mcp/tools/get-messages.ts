@@ -1,12 +1,13 @@
 // get_messages: several messages of an inbox, newest first.
 import { listMessages } from '../../../services/messages.js';
 import { requireAddress } from '../../../services/validate.js';
-import { defineTool, inboxArg, messageSummarySchema, UNTRUSTED_MAIL } from './tool.js';
+import { defineTool, inboxArg, messageSummarySchema, READS, UNTRUSTED_MAIL } from './tool.js';
 
 export const getMessages = defineTool<{ inbox: string; limit?: number; unread_only?: boolean }>({
   name: 'get_messages',
   readOnly: true,
   title: 'Get messages',
+  hints: READS,
   description: `Returns up to \`limit\` messages of the inbox, newest first, each with its extracted otp, verification_link and sender authentication (auth). ${UNTRUSTED_MAIL}`,
   inputSchema: {
     type: 'object',

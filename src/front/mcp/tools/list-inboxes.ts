@@ -1,11 +1,12 @@
 // list_inboxes: every inbox of the caller's account.
 import { listInboxes as list } from '../../../services/inboxes.js';
-import { defineTool } from './tool.js';
+import { defineTool, READS } from './tool.js';
 
 export const listInboxes = defineTool<Record<string, never>>({
   name: 'list_inboxes',
   readOnly: true,
   title: 'List inboxes',
+  hints: READS,
   description: 'Lists all inboxes owned by the account of the API key.',
   inputSchema: { type: 'object', properties: {} },
   outputSchema: {
@@ -18,7 +19,7 @@ export const listInboxes = defineTool<Record<string, never>>({
           type: 'object',
           properties: {
             address: { type: 'string' }, domain: { type: 'string' }, created_at: { type: 'string' },
-            message_count: { type: 'integer' }, unread_count: { type: 'integer' },
+            message_count: { type: 'integer' }, unread_count: { type: 'integer' }, require_auth: { type: 'boolean' },
           },
           required: ['address', 'domain', 'created_at'],
         },

@@ -1,8 +1,9 @@
-// The eleven tools, their compiled argument validators, and the tools/list entries built from the
+// SEED.md's eleven tools and issue 36's create_inbox and wait_for_email, their compiled argument validators, and the tools/list entries built from the
 // same schemas.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { invalidParams } from '../jsonrpc.js';
 import { createAndWaitForOtp } from './create-and-wait-for-otp.js';
+import { createInbox } from './create-inbox.js';
 import { deleteEmail } from './delete-email.js';
 import { addCustomDomain, deleteCustomDomain, listCustomDomains, verifyCustomDomain } from './domain-tools.js';
 import { extractOtp } from './extract-otp.js';
@@ -10,11 +11,12 @@ import { getLatestEmail } from './get-latest-email.js';
 import { getMessages } from './get-messages.js';
 import { listInboxes } from './list-inboxes.js';
 import type { Tool } from './tool.js';
+import { waitForEmail } from './wait-for-email.js';
 import { watchEmail } from './watch-email.js';
 
 export const TOOLS: readonly Tool<any>[] = [
   getLatestEmail, extractOtp, createAndWaitForOtp, watchEmail, getMessages, deleteEmail,
-  listInboxes, listCustomDomains, addCustomDomain, verifyCustomDomain, deleteCustomDomain,
+  listInboxes, listCustomDomains, addCustomDomain, verifyCustomDomain, deleteCustomDomain, createInbox, waitForEmail,
 ];
 
 const ajv = new Ajv({ useDefaults: true, strict: false, validateFormats: false, allErrors: false });
@@ -52,5 +54,6 @@ export function validateArguments(tool: Tool<any>, args: unknown): Record<string
 export function toolList() {
   return TOOLS.map((t) => ({
     name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema,
+    annotations: { title: t.title, ...t.hints },
   }));
 }

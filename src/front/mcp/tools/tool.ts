@@ -5,6 +5,7 @@ import type { Caller, Deps } from '../../../services/deps.js';
 import { waitForMessage, type WaitOptions } from '../../../services/messages.js';
 import type { CancelSignal } from '../../../util/cancel.js';
 import type { JsonText } from '../jsonrpc.js';
+import { waitProgress } from '../wait-progress.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -19,11 +20,41 @@ export interface ToolContext {
   readonly maxWaitMs: number;
   /** Sends notifications/progress when the caller asked for it (a progressToken). */
   progress(progress: number, message: string, total?: number): void;
+  /** How often a wait reports progress; null when the caller did not ask for it or has no stream to hear it. */
+  readonly progressEveryMs: number | null;
 }
+
+/** Reports a parked wait's progress until the returned function is called (it answered). */
+export function reportProgress(ctx: Pick<ToolContext, 'progress' | 'progressEveryMs'>, wait: Pick<ToolWait, 'address' | 'options'>, last = 0): () => void {
+  if (ctx.progressEveryMs === null) return () => undefined;
+  const message = waitsFor(wait);
+  return waitProgress.add(ctx.progressEveryMs, (p) => ctx.progress(p, message), undefined, last);
+}
+
+/**
+ * MCP tool annotations (2025-06-18 "ToolAnnotations"), set honestly: hosts ask the user before a
+ * tool that is not read-only, and connector directories refuse tools without them (issue 36).
+ */
+export interface ToolHints {
+  /** Changes nothing. */
+  readonly readOnlyHint: boolean;
+  /** May delete or overwrite what exists (only meaningful when not read-only). */
+  readonly destructiveHint: boolean;
+  /** Calling it again with the same arguments has no further effect. */
+  readonly idempotentHint: boolean;
+  /** Depends on entities outside Mailcue: mail from outside senders, live DNS. */
+  readonly openWorldHint: boolean;
+}
+
+/** A tool that reads what Mailcue stores and changes nothing. */
+export const READS: ToolHints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** A wait for mail: reads only, but what it returns comes from outside senders. */
+export const WAITS: ToolHints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 
 export interface Tool<Args = Record<string, unknown>> {
   readonly name: string;
   readonly title: string;
+  readonly hints: ToolHints;
   readonly description: string;
   readonly inputSchema: JsonSchema;
   readonly outputSchema: JsonSchema;
@@ -46,6 +77,32 @@ export interface ToolWait {
   output(address: string, result: WaitResult): Record<string, unknown>;
 }
 
+/** What a wait's progress notifications say it waits for. */
+export function waitsFor(wait: Pick<ToolWait, 'address' | 'options'>): string {
+  const what = { any: 'an email', code: 'a code or verification link', otp: 'a one-time code', link: 'a verification link' }[wait.options.match];
+  return `Waiting for ${what} at ${wait.address}`;
+}
+
+/**
+ * The cursor a wait answers with: the shard's, or for a shard of an earlier version (rolling
+ * upgrade) the message's id, else the position it waited from.
+ */
+export function cursorOf(result: WaitResult, since: string | null): string | null {
+  return result.cursor ?? result.message?.id ?? since;
+}
+
+/** `since` of a wait tool: a message id, or "now" (the inbox's position when the call starts). */
+export const sinceArg = {
+  type: 'string',
+  pattern: '^(now|msg_[0-9a-z]{13}[0-9a-f]{6})$',
+  description: 'Wait for messages newer than this: a message id or the `cursor` of an earlier answer, or "now" (the default) for mail that arrives after this call starts',
+} as const;
+
+export const cursorSchema = {
+  type: ['string', 'null'],
+  description: 'The newest message id this answer has shown you: pass it as `since` to the next wait so that no mail is missed or repeated',
+} as const;
+
 export function defineTool<Args>(tool: Tool<Args>): Tool<Args> {
   return tool;
 }
@@ -57,7 +114,12 @@ export function defineWaitTool<Args>(tool: Omit<Tool<Args>, 'run' | 'longPoll' |
     longPoll: true,
     async run(ctx, args) {
       const wait = await tool.wait(ctx, args);
-      return wait.output(wait.address, await waitForMessage(ctx.deps, ctx.caller, wait.address, { ...wait.options, signal: ctx.signal }));
+      const stop = reportProgress(ctx, wait);
+      try {
+        return wait.output(wait.address, await waitForMessage(ctx.deps, ctx.caller, wait.address, { ...wait.options, signal: ctx.signal }));
+      } finally {
+        stop();
+      }
     },
   };
 }
