@@ -60,7 +60,8 @@ export class AccountActor {
     private readonly ctx: ActorContext,
     private readonly accessToken: (accountId: string, hash: string, generation: number) => TokenGrant | null,
   ) {
-    this.sessions = new AccountSessions(ctx.now);
+    this.sessions = new AccountSessions(ctx.now, (accountId, sessionId) =>
+      this.tell({ account_id: accountId, kind: 'session_closed', generation: 0, session_id: sessionId }));
     this.keys = new AccountKeys((id) => this.load(id), (id, change, notice) => this.write(id, change, notice), ctx.now);
   }
 

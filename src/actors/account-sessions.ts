@@ -15,7 +15,16 @@ export class AccountSessions {
   /** Per account: session id → last activity (ms), idle limit and terms. */
   private readonly sessions = new Map<string, Map<string, OpenSession>>();
 
-  constructor(private readonly now: () => number) {}
+  /**
+   * `idledOut`: told of each session that ends for being idle, so that every front drops its copy
+   * as on DELETE (issue 36): no front may serve a session that no longer counts against the cap.
+   */
+  constructor(private readonly now: () => number, private readonly idledOut: (accountId: string, sessionId: string) => void = () => undefined) {}
+
+  private drop(accountId: string, live: Map<string, OpenSession>, sessionId: string): void {
+    live.delete(sessionId);
+    this.idledOut(accountId, sessionId);
+  }
 
   /** The account's sessions that are not idle, idle ones dropped. */
   live(accountId: string): Map<string, OpenSession> {
@@ -25,7 +34,7 @@ export class AccountSessions {
       this.sessions.set(accountId, live);
     }
     const now = this.now();
-    for (const [id, s] of live) if (now - s.seen > s.idleMs) live.delete(id);
+    for (const [id, s] of live) if (now - s.seen > s.idleMs) this.drop(accountId, live, id);
     return live;
   }
 
@@ -55,7 +64,7 @@ export class AccountSessions {
     if (!s) return null;
     const now = this.now();
     if (now - s.seen > s.idleMs) {
-      live!.delete(sessionId);
+      this.drop(accountId, live!, sessionId);
       return null;
     }
     s.seen = now;
@@ -91,7 +100,7 @@ export class AccountSessions {
     for (const [accountId, live] of this.sessions) {
       for (const [id, s] of live) {
         if (now - s.seen <= s.idleMs) continue;
-        live.delete(id);
+        this.drop(accountId, live, id);
         removed++;
       }
       if (live.size === 0) this.sessions.delete(accountId);
