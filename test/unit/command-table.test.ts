@@ -45,7 +45,7 @@ test('command table - each row is well formed', (t) => {
 });
 
 test('command table - resend and parking sets are derived from it', (t) => {
-  t.deepEqual([...PARKING].sort(), ['feed.watch', 'message.wait']);
+  t.deepEqual([...PARKING].sort(), ['feed.watch', 'message.wait', 'session.events_after']);
   t.true(RESENDABLE.has('message.wait'));
   t.true(RESENDABLE.has('message.get'));
   t.false(RESENDABLE.has('inbox.deliver'), 'a delivery is not sent twice');
