@@ -30,7 +30,7 @@ for (const plan of ['free', 'developer', 'startup']) {
     const headers = { authorization: `Bearer ${key}`, 'mcp-session-id': session };
     const list = await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers);
     t.is(list.status, 200);
-    t.is(((await list.json()) as Json).result.tools.length, 11);
+    t.is(((await list.json()) as Json).result.tools.length, 13);
     t.is((await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: 2, method: 'ping' }, headers)).status, 200);
     for (const [name, args] of TOOL_CALLS) {
       const res = await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name, arguments: args } }, headers);

@@ -127,6 +127,7 @@ test.serial('wait - a long-poll started before the mail returns it; since skips 
   const first = await json(await pending);
   t.is(first.timed_out, false);
   t.is(first.data.subject, 'first');
+  t.is(first.cursor, first.data.id, 'the cursor is the id of the message answered');
 
   await sendMail(svc.smtpPort, { to: inbox, subject: 'second', text: 'hi' });
   const after = await json(await svc.api(key, 'GET', `/v1/inboxes/${inbox}/messages/wait?timeout=10&since=${first.data.id}`));
@@ -134,7 +135,8 @@ test.serial('wait - a long-poll started before the mail returns it; since skips 
 
   const none = await svc.api(key, 'GET', `/v1/inboxes/${inbox}/messages/wait?timeout=10&since=${after.data.id}`);
   t.is(none.status, 200);
-  t.deepEqual(await json(none), { success: true, timed_out: true, data: null });
+  // A timeout answers with the cursor it waited from (issue 36): waiting again from it repeats nothing.
+  t.deepEqual(await json(none), { success: true, timed_out: true, data: null, cursor: after.data.id });
 
   const bad = await svc.api(key, 'GET', `/v1/inboxes/${inbox}/messages/wait?timeout=5`);
   t.is(bad.status, 400);
