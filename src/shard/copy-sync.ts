@@ -6,7 +6,7 @@
 // yet on the primary (a fresh cluster) are copied hundreds in one call.
 import { MailcueError } from '../errors/registry.js';
 import { readSlotPage, slotIsEmpty } from '../storage/slot-data.js';
-import { BATCH_BYTES, type FollowerLink, type SlotCopy } from './follower-link.js';
+import { BATCH_BYTES, type CopyOwner, type SlotCopy } from './slot-copy.js';
 
 const RETRY_MS = 1000;
 /** Slot copies one link checks or makes at once. */
@@ -22,7 +22,7 @@ export class CopySync {
   private idle: (() => void)[] = [];
   private closed = false;
 
-  constructor(private readonly link: FollowerLink) {
+  constructor(private readonly link: CopyOwner) {
     void Promise.all(Array.from({ length: SYNC_CONCURRENCY }, () => this.worker()));
   }
 

@@ -12,30 +12,12 @@ import { readReplicated } from '../storage/slot-data.js';
 import { CopySync } from './copy-sync.js';
 import type { IsrWriter } from './isr-writer.js';
 import type { LeaderEpochs } from './leader-epochs.js';
+import { BATCH_BYTES, type CopyOwner, type InSync, type SlotCopy } from './slot-copy.js';
 
 /** A follower that has not applied a batch by then has stopped answering: it leaves the in-sync set. */
 const APPLY_TIMEOUT_MS = 2000;
 /** A failed change of the in-sync set is tried again this long after. */
 const RETRY_MS = 500;
-/** Bounded stream messages (DESIGN.md §7). */
-export const BATCH_BYTES = 1024 * 1024;
-
-export type CopyState = 'unknown' | 'syncing' | 'streaming';
-export type InSync = 'out' | 'joining' | 'in';
-
-export interface SlotCopy {
-  state: CopyState;
-  /** The primary's epoch the copy is made at. */
-  readonly epoch: number;
-  /** The last entry the follower applied. */
-  acked: number;
-  /** Where the copy stands with the slot's in-sync set. */
-  isr: InSync;
-  /** A joining copy joins once it applied this entry (everything logged before it began joining). */
-  joinAt: number;
-  /** A map transaction for this copy is in flight. */
-  busy: boolean;
-}
 
 interface AckWaiter {
   /** slot -> sequence number the follower must reach. */
@@ -53,7 +35,7 @@ export interface LinkContext {
   clientFor(id: string): ShardClient;
 }
 
-export class FollowerLink {
+export class FollowerLink implements CopyOwner {
   readonly copies = new Map<number, SlotCopy>();
   /** Streaming slots with entries the follower has not applied yet. */
   private readonly behind = new Set<number>();
