@@ -148,6 +148,8 @@ export interface StartOptions {
   /** etcd cluster mode: more environment for one shard (by index) or front (by index), e.g. etcd through a proxy. */
   shardEnv?: (index: number) => Record<string, string>;
   frontEnvOf?: (index: number) => Record<string, string>;
+  /** Cluster mode: env of the fronts only, over `env` (e.g. a front's certificate). */
+  frontEnv?: Record<string, string>;
 }
 
 /** What the processes a front depends on (its shards) said, for the error when the front exits. */
@@ -156,7 +158,7 @@ function othersSaid(others: ChildProcess[]): string {
 }
 
 /** The ports a front wrote to its MAILCUE_PORTS_FILE, once it has bound them. */
-async function boundPorts(file: string, child: ChildProcess, others: ChildProcess[] = [], timeoutMs = 60_000): Promise<{ http: number; smtp: number; ops: number }> {
+export async function boundPorts(file: string, child: ChildProcess, others: ChildProcess[] = [], timeoutMs = 60_000): Promise<{ http: number; smtp: number; ops: number }> {
   const end = Date.now() + timeoutMs;
   while (!existsSync(file)) {
     if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${said(child)}${othersSaid(others)}`);
@@ -189,7 +191,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
   const processes: ChildProcess[] = [];
   // Port 0 in the public URL: the front names itself after the port it binds.
   const frontEnv = (f: (typeof fronts)[number]) => ({
-    MAILCUE_PUBLIC_URL: `http://127.0.0.1:${f.http}`, ...env,
+    MAILCUE_PUBLIC_URL: `http://127.0.0.1:${f.http}`, ...env, ...options.frontEnv,
     MAILCUE_HTTP_PORT: String(f.http), MAILCUE_SMTP_PORT: String(f.smtp), MAILCUE_OPS_PORT: String(f.ops), MAILCUE_PORTS_FILE: f.portsFile,
   });
 
