@@ -105,7 +105,7 @@ export class AccountActor {
     'account.domain_reserve': (cmd) => reserveDomain(this.ctx, cmd.accountId, cmd.domain, cmd.max),
     'account.domain_release': (cmd) => releaseDomain(this.ctx, cmd.accountId, cmd.domain),
     'account.usage': (cmd) => this.usage(cmd.accountId),
-    'account.api_key': (cmd) => this.ctx.sealer.open(this.load(cmd.accountId).key_sealed),
+    'account.sealed_key': (cmd) => this.load(cmd.accountId).key_sealed,
   };
 
   plan(record: AccountRecord): Plan {

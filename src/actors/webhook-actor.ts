@@ -79,7 +79,13 @@ export class WebhookActor {
   private register(cmd: CommandOf<'webhook.register'>): Promise<{ created: boolean; webhook: WebhookRecord }> {
     return this.ctx.store.transaction(() => {
       if (this.inboxOwner(cmd.inbox) !== cmd.accountId) fail('inbox_not_owned', `The inbox ${cmd.inbox} is not a registered inbox of your account`);
-      void this.webhooks.putSealedKey(cmd.accountId, this.ctx.sealer.seal(cmd.key));
+      // Sealed by the account's shard under the same master key: opened here once to be sure it signs.
+      try {
+        this.ctx.sealer.open(cmd.keySealed);
+      } catch {
+        fail('internal', 'The signing key cannot be opened: every shard needs the same MAILCUE_MASTER_KEY');
+      }
+      void this.webhooks.putSealedKey(cmd.accountId, Buffer.from(cmd.keySealed));
       for (const id of this.webhooks.idsForInbox(cmd.inbox)) {
         const existing = this.webhooks.get(id);
         if (existing && existing.url === cmd.url && existing.account_id === cmd.accountId) {

@@ -67,8 +67,8 @@ export const COMMAND_TABLE = {
   /** Whether the account held the domain. */
   'account.domain_release': { returns: returns<boolean>(), route: account, resend: false, parks: false, feed: null, caller: 'front' },
   'account.usage': { returns: returns<AccountUsage>(), route: account, resend: true, parks: false, feed: null, caller: 'front' },
-  /** The account's API key in clear (it signs webhooks). */
-  'account.api_key': { returns: returns<string>(), route: account, resend: true, parks: false, feed: null, caller: 'front' },
+  /** The account's API key sealed under the master key (the inbox's shard opens it to sign webhooks; a front cannot). */
+  'account.sealed_key': { returns: returns<Uint8Array>(), route: account, resend: true, parks: false, feed: null, caller: 'front' },
   // Scoped keys (issue 36, src/actors/account-keys.ts).
   'account.key_create': { returns: returns<KeyView>(), route: account, resend: false, parks: false, feed: null, caller: 'front' },
   'account.key_list': { returns: returns<KeyView[]>(), route: account, resend: true, parks: false, feed: null, caller: 'front' },

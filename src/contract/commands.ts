@@ -69,7 +69,12 @@ export type AccountCommand =
   | { type: 'account.domain_reserve'; accountId: string; domain: string; max: number }
   | { type: 'account.domain_release'; accountId: string; domain: string }
   | { type: 'account.usage'; accountId: string }
-  | { type: 'account.api_key'; accountId: string }
+  /**
+   * The account's API key sealed under the cluster's master key, for a webhook's signing key: the
+   * front passes it to the inbox's shard without being able to read it (the plaintext key never
+   * goes to a front; DESIGN §8 "Between tiers").
+   */
+  | { type: 'account.sealed_key'; accountId: string }
   // Scoped keys (src/actors/account-keys.ts): the front mints ids and secrets and sends hashes.
   | { type: 'account.key_create'; accountId: string; key: NewKey }
   | { type: 'account.key_list'; accountId: string }
@@ -180,7 +185,8 @@ export type OAuthCommand =
   | { type: 'oauth.refresh'; accountId: string; refreshHash: string; accessHash: string; newRefreshHash: string };
 
 export type WebhookCommand =
-  | { type: 'webhook.register'; accountId: string; inbox: string; url: string; key: string }
+  /** `keySealed`: the account's API key as `account.sealed_key` gives it; the shard opens it to sign. */
+  | { type: 'webhook.register'; accountId: string; inbox: string; url: string; keySealed: Uint8Array }
   | { type: 'webhook.list'; accountId: string; all: boolean }
   | { type: 'webhook.delete'; accountId: string; id: string }
   | { type: 'webhook.deliveries'; accountId: string; id: string }

@@ -71,6 +71,8 @@ export const ERRORS = {
   method_not_found: { http: 404, jsonrpc: -32601 },
   /** MCP's "Resource not found" (resources/read of an unknown URI), answered as a JSON-RPC error with HTTP 200. */
   resource_not_found: { http: 404, jsonrpc: -32002, mcpHttp: 200 },
+  /** A peer whose certificate's role may not send the command (a front sending `slot.*`, src/rpc/roles.ts). */
+  forbidden_caller: { http: 403, jsonrpc: -32603 },
   /** A shard does not own the command's slot at the command's epoch; the front re-sends it. */
   moved: { http: 503, jsonrpc: -32603, smtp: TEMPORARY },
   // SMTP ingress bounds (DESIGN §7); the HTTP status is only what a log or a test would show.

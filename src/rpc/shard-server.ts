@@ -8,6 +8,7 @@ import type { Sink } from '../util/sink.js';
 import { asMailcueError, MailcueError } from '../errors/registry.js';
 import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
+import { mayCall, peerRole, type PeerRole } from './roles.js';
 import { serverCredentials, type TlsMaterial } from './tls.js';
 import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
@@ -103,7 +104,7 @@ class ServedRequest implements RequestScope, Sink {
   }
 }
 
-function run(actors: CommandDispatcher, id: number, deadline: number, command: Uint8Array, cancel: Cancellation, log: Logger, answer: (r: Reply) => void, admitted: Admitted | null = null): void {
+function run(actors: CommandDispatcher, role: PeerRole, id: number, deadline: number, command: Uint8Array, cancel: Cancellation, log: Logger, answer: (r: Reply) => void, admitted: Admitted | null = null): void {
   if (deadline && deadline < Date.now()) {
     answer(errorReply(id, new MailcueError('deadline_exceeded', 'Deadline exceeded before the shard started'), log));
     return;
@@ -113,6 +114,11 @@ function run(actors: CommandDispatcher, id: number, deadline: number, command: U
     unpacked = codec.unpack(command) as Command;
   } catch (err) {
     answer(errorReply(id, err, log));
+    return;
+  }
+  if (!mayCall(role, unpacked.type)) {
+    log.warn({ command: unpacked.type, role }, 'command refused: the peer certificate\'s role may not send it');
+    answer(errorReply(id, new MailcueError('forbidden_caller', `A ${role} may not send ${unpacked.type}`), log));
     return;
   }
   // Replication's own commands never wait on it: a follower's answer held until its own followers
@@ -166,6 +172,8 @@ export function createShardServer(actors: CommandDispatcher, log: Logger, fence?
     Mailbox(call: grpc.ServerDuplexStream<EnvelopeBatch, ReplyBatch>) {
       const inFlight = new Map<number, Cancellation>();
       const parts = new Assembler();
+      // The tier the peer's certificate names (src/rpc/roles.ts): what it may send on this stream.
+      const role = peerRole(call.getAuthContext());
       let open = true;
       const out = new Coalescer<Reply>((replies) => {
         if (open) call.write({ replies });
@@ -206,9 +214,9 @@ export function createShardServer(actors: CommandDispatcher, log: Logger, fence?
             const { id, deadline_ms } = env;
             const whole = command;
             const admitted: Admitted = { fence, slot: env.slot ?? 0, epoch: env.epoch };
-            fenced(fence, admitted.slot, env.epoch, cancel, 0, () => run(actors, id, deadline_ms, whole, cancel, log, settle, admitted), (err) => settle(errorReply(id, err, log)));
+            fenced(fence, admitted.slot, env.epoch, cancel, 0, () => run(actors, role, id, deadline_ms, whole, cancel, log, settle, admitted), (err) => settle(errorReply(id, err, log)));
           } else {
-            run(actors, env.id, env.deadline_ms, command, cancel, log, settle);
+            run(actors, role, env.id, env.deadline_ms, command, cancel, log, settle);
           }
         }
       });

@@ -43,8 +43,9 @@ export async function registerWebhook(deps: Deps, caller: Caller, input: { url?:
   if (!inbox) fail('invalid_parameter', 'inbox must be an email address', { param: 'inbox' });
   await requireInbox(deps, caller, inbox, 'write');
   const url = await requireUrl(deps, input.url);
-  const key = await deps.cluster.call({ type: 'account.api_key', accountId: caller.accountId });
-  return deps.cluster.call({ type: 'webhook.register', accountId: caller.accountId, inbox, url, key });
+  // Sealed under the master key: this front passes the signing key on without being able to read it.
+  const keySealed = await deps.cluster.call({ type: 'account.sealed_key', accountId: caller.accountId });
+  return deps.cluster.call({ type: 'webhook.register', accountId: caller.accountId, inbox, url, keySealed });
 }
 
 export async function listWebhooks(deps: Deps, caller: Caller, all: boolean): Promise<WebhookListing[]> {

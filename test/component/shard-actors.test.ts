@@ -103,7 +103,7 @@ test('shard actors - actors ask each other: webhook ownership from the inbox act
   const other = `acc_${randomBytes(4).toString('hex')}`;
   await run({ type: 'account.create', id: other, name: null, plan: 'growth', key: 'mc_other_key', created_at: new Date().toISOString() });
   await run({ type: 'inbox.create', accountId: other, address: 'theirs@mailcue.test', domain: 'mailcue.test' });
-  const refused = await t.throwsAsync(run({ type: 'webhook.register', accountId, inbox: 'theirs@mailcue.test', url: 'https://example.com/hook', key: 'k' }));
+  const refused = await t.throwsAsync(run({ type: 'webhook.register', accountId, inbox: 'theirs@mailcue.test', url: 'https://example.com/hook', keySealed: new Uint8Array(28) }));
   t.is((refused as MailcueError).code, 'inbox_not_owned');
 
   const verifier = randomBytes(32).toString('base64url');
