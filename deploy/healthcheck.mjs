@@ -4,7 +4,8 @@
 //   node deploy/healthcheck.mjs grpc [HOST:PORT] grpc.health.v1.Health/Check (default 127.0.0.1:7000)
 //
 // Exits 0 when healthy, 1 otherwise. Used by the Dockerfile HEALTHCHECK (fronts / serve) and by
-// docker-compose for shard containers. Kubernetes uses its native httpGet / grpc probes instead.
+// docker-compose for shard containers (over mutual TLS when MAILCUE_TLS_* are set). Kubernetes
+// uses its native httpGet / TCP probes instead.
 const [mode = 'http', arg] = process.argv.slice(2);
 const TIMEOUT_MS = 3000;
 
@@ -24,8 +25,14 @@ if (mode === 'http') {
   }
 } else if (mode === 'grpc') {
   const grpc = await import('@grpc/grpc-js');
+  const { readFileSync } = await import('node:fs');
   const target = arg || '127.0.0.1:7000';
-  const client = new grpc.Client(target, grpc.credentials.createInsecure());
+  // With mutual TLS the probe presents the process's own certificate (MAILCUE_TLS_*), checking the
+  // shard's against the CA under MAILCUE_TLS_SERVER_NAME or "localhost".
+  const { MAILCUE_TLS_CA: ca, MAILCUE_TLS_CERT: cert, MAILCUE_TLS_KEY: key, MAILCUE_TLS_SERVER_NAME: name } = process.env;
+  const tls = ca && cert && key;
+  const credentials = tls ? grpc.credentials.createSsl(readFileSync(ca), readFileSync(key), readFileSync(cert)) : grpc.credentials.createInsecure();
+  const client = new grpc.Client(target, credentials, tls ? { 'grpc.ssl_target_name_override': name || 'localhost' } : {});
   // HealthCheckRequest{service: ""} encodes to zero bytes; HealthCheckResponse{status: SERVING(1)}
   // encodes to 0x08 0x01, so no .proto file is needed here.
   const id = (b) => b;

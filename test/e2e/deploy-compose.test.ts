@@ -1,8 +1,11 @@
 // deploy/docker-compose.yml run as processes (no Docker here): each service's command, with the
-// compose network's names and ports mapped to free loopback ports and volumes to temp dirs. The
-// cluster it describes must come up: etcd, 3 shards that register, 2 fronts that serve.
+// compose network's names and ports mapped to free loopback ports, volumes to temp dirs and the
+// bind-mounted certificates to ones deploy/make-certs.sh makes. The cluster it describes must come
+// up over mutual TLS everywhere: etcd (https, client certificates required), 3 shards that
+// register, 2 fronts that serve; nothing runs with --insecure.
 import test from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import https from 'node:https';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +37,8 @@ function envFile(file: string): Record<string, string> {
 }
 
 test('compose - the services run as processes: etcd, 3 shards that register, 2 fronts that serve', async (t) => {
+  // Six processes and a balanced slot map over TLS: minutes on a busy two-core machine.
+  t.timeout(5 * 60_000);
   const compose = parse(readFileSync(path.join(DEPLOY, 'docker-compose.yml'), 'utf8'), { merge: true }) as Json;
   const services = compose.services as Record<string, Json>;
   const cluster = Object.keys(services).filter((n) => !services[n]!.profiles);
@@ -55,8 +60,10 @@ test('compose - the services run as processes: etcd, 3 shards that register, 2 f
       out = out.replace(m[0], `127.0.0.1:${await port(`${host}:${m[2]}`)}`);
     }
     for (const v of services[service]!.volumes ?? []) {
-      const [, mount] = String(v).split(':');
-      if (out.startsWith(mount!)) out = path.join(dir, service, out.slice(mount!.length));
+      const [source, mount] = String(v).split(':');
+      if (out !== mount && !out.startsWith(`${mount}/`)) continue;
+      // A bind mount (./tls/… beside the compose file) reads the files make-certs wrote; a named volume is the service's own dir.
+      out = source!.startsWith('./') ? path.join(dir, source!, out.slice(mount!.length)) : path.join(dir, service, out.slice(mount!.length));
     }
     return out;
   };
@@ -67,15 +74,25 @@ test('compose - the services run as processes: etcd, 3 shards that register, 2 f
     return env;
   };
 
+  // Mutual TLS everywhere, no plaintext escape hatch.
+  t.false(JSON.stringify(compose).includes('--insecure'));
+  for (const name of cluster.filter((n) => n !== 'etcd')) {
+    t.regex(services[name]!.environment.MAILCUE_ETCD_ENDPOINTS, /^https:\/\//, name);
+    for (const k of ['MAILCUE_TLS_CA', 'MAILCUE_TLS_CERT', 'MAILCUE_TLS_KEY']) t.truthy(services[name]!.environment[k], `${name} ${k}`);
+  }
+  t.true((services.etcd!.command as string[]).includes('--client-cert-auth'));
+  execFileSync('sh', [path.join(DEPLOY, 'make-certs.sh'), path.join(dir, 'tls')], { stdio: 'ignore' });
+
   const etcdArgs = await mapAll('etcd', services.etcd!.command as string[]);
   t.is(etcdArgs[0], 'etcd');
   const etcd = spawn('etcd', etcdArgs.slice(1).map((a) => (a === '/etcd-data' ? path.join(dir, 'etcd') : a)), { stdio: 'ignore' });
   processes.push(etcd);
-  const etcdUrl = `http://127.0.0.1:${await port('etcd:2379')}`;
-  for (let i = 0; i < 300; i++) {
-    if ((await fetch(`${etcdUrl}/health`).then((r) => r.ok, () => false))) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const etcdPort = await port('etcd:2379');
+  const tlsFile = (name: string) => readFileSync(path.join(dir, 'tls', name));
+  const client = { ca: tlsFile('ca.crt'), cert: tlsFile('front.crt'), key: tlsFile('front.key') };
+  for (let i = 0; i < 300 && (await etcdHealth(etcdPort, client)) !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+  t.is(await etcdHealth(etcdPort, client), 200, 'etcd answers a client certificate of the CA');
+  t.not(await etcdHealth(etcdPort, { ca: client.ca }), 200, 'etcd refuses a client without a certificate');
 
   for (const name of ['shard-0', 'shard-1', 'shard-2']) {
     const args = await mapAll(name, services[name]!.command as string[]);
@@ -87,14 +104,26 @@ test('compose - the services run as processes: etcd, 3 shards that register, 2 f
     processes.push(launch(services[name]!.command as string[], env));
     urls.push(`http://127.0.0.1:${env.MAILCUE_HTTP_PORT}`);
   }
-  for (const url of urls) await waitReady(url, processes.slice(1), 60_000);
+  for (const url of urls) await waitReady(url, processes.slice(1), 120_000);
   const operator = { env: { ...(await envOf('front-1')) }, cli: (args: string[]) => cli(args, operator.env) } as unknown as Service;
   const status = await balanced(operator, ['shard-0', 'shard-1', 'shard-2']);
   t.deepEqual(status.members.map((m: Json) => m.address), [0, 1, 2].map((i) => `127.0.0.1:${ports.get(`shard-${i}:7000`)}`));
-  // The shards' compose healthcheck passes.
+  // The shards' compose healthcheck passes, over mutual TLS with the shard's own certificate.
   const [, , script, mode, target] = services['shard-0']!.healthcheck.test as string[];
-  t.is((await run(process.execPath, [path.join(DEPLOY, '..', script!), mode!, `127.0.0.1:${ports.get('shard-0:7000')}`], {})).code, 0, target);
+  t.is((await run(process.execPath, [path.join(DEPLOY, '..', script!), mode!, `127.0.0.1:${ports.get('shard-0:7000')}`], await envOf('shard-0'))).code, 0, target);
 });
+
+/** GET /health on etcd over TLS with the given client material: the status, or 0 when the handshake fails. */
+function etcdHealth(port: number, tls: { ca: Buffer; cert?: Buffer; key?: Buffer }): Promise<number> {
+  return new Promise((resolve) => {
+    const req = https.get({ host: '127.0.0.1', port, path: '/health', ...tls, timeout: 3000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', () => resolve(0));
+    req.on('timeout', () => req.destroy());
+  });
+}
 
 function run(cmd: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
