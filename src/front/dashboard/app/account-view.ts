@@ -2,6 +2,7 @@
 // sessions, and how to connect an MCP client (URL and a copy-paste config).
 import { api, errorText, session } from './api.js';
 import { copyButton, h, Latest, meta } from './dom.js';
+import { KeysPanel } from './keys-panel.js';
 
 interface Usage {
   id: string;
@@ -28,6 +29,7 @@ function masked(key: string): string {
 export class AccountView {
   readonly root = h('section', { class: 'stack', 'aria-labelledby': 'account-title' });
   private readonly loads = new Latest();
+  private readonly keys = new KeysPanel();
 
   async show(): Promise<void> {
     await this.refresh();
@@ -71,6 +73,8 @@ export class AccountView {
         h('pre', { id: 'mcp-config' }, mcpConfig(url, masked(key))),
         h('p', {}, copyButton(mcpConfig(url, key), 'Copy MCP client config')),
         h('p', { class: 'muted' }, 'Connectors that ask for OAuth: give them ', h('code', {}, `${url}/sse`), ' and your API key as the client id.')),
+      this.keys.root,
     );
+    await this.keys.show();
   }
 }
