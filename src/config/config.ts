@@ -41,6 +41,8 @@ export interface Config {
   readonly smtpMaxConnections: number;
   readonly smtpMaxConnectionsPerIp: number;
   readonly smtpMaxInflightBytes: number;
+  /** The share of the in-flight DATA bytes one client (IPv4 address, IPv6 /64) may hold. */
+  readonly smtpMaxInflightBytesPerIp: number;
   /** The ops listener (/metrics, /livez, /readyz); port 0 picks a free one (logged). */
   readonly opsHost: string;
   readonly opsPort: number;
@@ -62,6 +64,8 @@ export interface Config {
   readonly masterKey: string | null;
   readonly logLevel: string;
   readonly poolThreads: number;
+  /** The time bound of one parse task in the pool (tests turn it down). */
+  readonly parseTimeoutMs: number;
   /** Event loops serving HTTP on the one port (MAILCUE_FRONT_THREADS); the first also runs SMTP. */
   readonly frontThreads: number;
   /** Where a process writes the ports it bound (MAILCUE_PORTS_FILE), for launchers that start it on port 0. */
@@ -279,6 +283,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     smtpMaxConnections: int(env, 'MAILCUE_SMTP_MAX_CONNECTIONS', DEFAULTS.smtpMaxConnections, 1),
     smtpMaxConnectionsPerIp: int(env, 'MAILCUE_SMTP_MAX_CONNECTIONS_PER_IP', DEFAULTS.smtpMaxConnectionsPerIp, 1),
     smtpMaxInflightBytes: int(env, 'MAILCUE_SMTP_MAX_INFLIGHT_BYTES', DEFAULTS.smtpMaxInflightBytes, 1024),
+    smtpMaxInflightBytesPerIp: int(env, 'MAILCUE_SMTP_MAX_INFLIGHT_BYTES_PER_IP', Math.floor(int(env, 'MAILCUE_SMTP_MAX_INFLIGHT_BYTES', DEFAULTS.smtpMaxInflightBytes, 1024) / 4), 1024),
     opsHost: env.MAILCUE_OPS_HOST || DEFAULTS.opsHost,
     opsPort: int(env, 'MAILCUE_OPS_PORT', DEFAULTS.opsPort, 0, 65535),
     agentConnectionMaxMs: int(env, 'MAILCUE_AGENT_CONNECTION_MAX_MS', DEFAULTS.agentConnectionMaxMs, 1000),
@@ -294,6 +299,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     masterKey: env.MAILCUE_MASTER_KEY || null,
     logLevel: env.MAILCUE_LOG_LEVEL || DEFAULTS.logLevel,
     poolThreads: int(env, 'MAILCUE_POOL_THREADS', DEFAULTS.poolThreads, 0, 64),
+    parseTimeoutMs: int(env, 'MAILCUE_PARSE_TIMEOUT_MS', 20_000, 10, 600_000),
     frontThreads: int(env, 'MAILCUE_FRONT_THREADS', DEFAULTS.frontThreads, 1, 16),
     portsFile: env.MAILCUE_PORTS_FILE ? path.resolve(env.MAILCUE_PORTS_FILE) : null,
     etcdEndpoints: list(env, 'MAILCUE_ETCD_ENDPOINTS', []),

@@ -28,6 +28,10 @@ export interface Authentication {
   summary: AuthVerdict;
   /** True while verification is still running after the SMTP answer (see docs/security.md "Trusting mail"). */
   pending: boolean;
+  /** DKIM signatures past the per-message bound of checks, left unchecked (issue 33); absent when none. */
+  dkim_unchecked?: number;
+  /** Why the authors leave no single domain to judge (several From fields or authors, a bad domain): the verdict is fail. */
+  author_problem?: string;
 }
 
 /** What a message carries while its verification outlasts the SMTP answer. */
@@ -56,7 +60,8 @@ export function verdictOf(a: Omit<Authentication, 'summary' | 'pending'>): AuthV
   const dkimPass = a.dkim.some((d) => d.result === 'pass');
   if (a.aligned && (dkimPass || a.spf === 'pass')) return 'pass';
   if (a.spf === 'temperror' || a.dkim.some((d) => d.result === 'temperror')) return 'temperror';
-  if (a.spf === 'fail' || a.dkim.some((d) => d.result === 'fail')) return 'fail';
+  // A signature that cannot be verified (no key, a bad key, expired) is broken, not absent (issue 33).
+  if (a.spf === 'fail' || a.spf === 'permerror' || a.dkim.some((d) => d.result === 'fail' || d.result === 'permerror')) return 'fail';
   return 'none';
 }
 

@@ -43,13 +43,26 @@ function outsideLinks(text: string, spans: Array<[number, number]>): string {
   return parts.join(' ');
 }
 
-/** Plain text minus the lines that hold URLs (their labels are the links' own words). */
+/**
+ * Plain text minus the lines that hold URLs (their labels are the links' own words). The URLs are
+ * in document order, so the line ends are found in one forward pass: searching from each URL
+ * again was quadratic in a long line of URLs (issue 33).
+ */
 function linesWithoutUrls(text: string, urls: UrlSpan[]): string {
-  const spans: Array<[number, number]> = urls.map((u) => {
-    const a = text.lastIndexOf('\n', u.start) + 1;
-    const e = text.indexOf('\n', u.end);
-    return [a, e === -1 ? text.length : e];
-  });
+  const spans: Array<[number, number]> = [];
+  let lineStart = 0;
+  // The first line break not yet passed, and the first at or after the last URL's end (-1: none).
+  let nl = text.indexOf('\n');
+  let nextBreak = -2;
+  for (const u of urls) {
+    while (nl >= 0 && nl < u.start) {
+      lineStart = nl + 1;
+      nl = text.indexOf('\n', nl + 1);
+    }
+    if (lineStart >= DOC_SCAN) break;
+    if (nextBreak !== -1 && nextBreak < u.end) nextBreak = text.indexOf('\n', u.end);
+    spans.push([lineStart, nextBreak === -1 ? text.length : nextBreak]);
+  }
   return outsideLinks(text, spans);
 }
 

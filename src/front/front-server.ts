@@ -66,7 +66,7 @@ export async function startFront(configured: Config, shards: ShardSource, log: L
   const listenSocket = await listenHttp(app, configured, configured.frontThreads > 1);
   const httpPort = uWS.us_socket_local_port(listenSocket);
   const config = withBoundHttpPort(configured, httpPort);
-  const pool = new WorkPool(config.poolThreads, (err) => log.warn({ err }, 'pool worker failed and was replaced'));
+  const pool = new WorkPool(config.poolThreads, (err) => log.warn({ err }, 'pool worker failed and was replaced'), config.parseTimeoutMs);
 
   let smtp: SmtpIngress | null = null;
   const threads = config.frontThreads > 1 ? new FrontThreads(config) : null;

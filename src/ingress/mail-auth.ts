@@ -1,14 +1,13 @@
-// Sender authentication at ingress (issue 19), the only importer of mailauth: SPF for the connecting
-// IP and MAIL FROM (or HELO), every DKIM signature, DMARC policy and alignment, ARC where present.
-// DNS goes through MAILCUE_DNS_SERVERS with short timeouts, and a lookup that fails or comes too
-// late is a temperror, never an exception. The SMTP answer waits at most MAILCUE_AUTH_INLINE_MS;
+// Sender authentication at ingress (issues 19, 33): the front's side of it. The check itself runs in
+// the pool (src/mail/sender-auth.ts), queued fairly by account; here are the verdict cache for
+// unsigned mail and the wait at the SMTP answer. The answer waits at most MAILCUE_AUTH_INLINE_MS;
 // a check still running then finishes after the 250 and updates the stored messages.
-import { authenticate } from 'mailauth';
-import type { Resolver } from 'node:dns/promises';
 import type { Config } from '../config/config.js';
-import { pendingAuthentication, unverified, verdictOf, type Authentication } from '../contract/authentication.js';
+import { pendingAuthentication, type Authentication } from '../contract/authentication.js';
+import type { SenderCheckInput, SenderCheckResult } from '../mail/sender-auth.js';
 import type { Logger } from '../obs/logger.js';
-import { makeResolver } from '../webhooks/resolver.js';
+
+export { toAuthentication } from '../mail/sender-auth.js';
 
 export interface SmtpEnvelope {
   remoteAddress: string;
@@ -19,91 +18,8 @@ export interface SmtpEnvelope {
 /** Stores the finished record on a message delivered while its check was still running. */
 export type AuthUpdate = (addresses: string[], id: string, authentication: Authentication) => Promise<unknown>;
 
-/** One query waits this long, tried twice: a dead resolver costs about 3 s, not 30. */
-const QUERY_TIMING = { timeout: 1_000, tries: 2 };
-/** Answers (and "no such record") are cached this long: mail from one sender repeats its lookups. */
-const CACHE_MS = 30_000;
-const CACHE_MAX = 10_000;
-const CACHED_ERRORS = new Set(['ENOTFOUND', 'ENODATA']);
-
-function dnsError(code: string): Error {
-  return Object.assign(new Error(`DNS ${code}`), { code });
-}
-
-/** A lookup in the cache: its answer, and whether that has arrived. */
-interface Lookup {
-  until: number;
-  answer: Promise<unknown>;
-  settled: boolean;
-}
-
-/**
- * mailauth's resolver signature over one shared Resolver and a small cache of answers (and of "no
- * such record"). A lookup in flight is shared, so a burst of mail from one sender asks once.
- */
-class DnsLookups {
-  private readonly cache = new Map<string, Lookup>();
-
-  constructor(private readonly resolver: Resolver) {}
-
-  private lookup(name: string, rrtype: string): Lookup {
-    const key = `${rrtype} ${name.toLowerCase()}`;
-    const hit = this.cache.get(key);
-    if (hit && hit.until > Date.now()) return hit;
-    const answer = this.resolver.resolve(name, rrtype as 'TXT').catch((err: NodeJS.ErrnoException) => {
-      const code = err.code ?? 'ESERVFAIL';
-      // A failure is not remembered: the next message asks again.
-      if (!CACHED_ERRORS.has(code) && this.cache.get(key)?.answer === answer) this.cache.delete(key);
-      throw dnsError(code);
-    });
-    const lookup: Lookup = { until: Date.now() + CACHE_MS, answer, settled: false };
-    // Nobody may be listening when it fails (every caller past its deadline): no unhandled rejection.
-    const settle = () => {
-      lookup.settled = true;
-    };
-    answer.then(settle, settle);
-    this.cache.delete(key);
-    this.cache.set(key, lookup);
-    if (this.cache.size > CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
-    return lookup;
-  }
-
-  /**
-   * A resolver for one message: past the deadline every lookup fails at once (a temperror). An
-   * answer already in the cache is handed over as it is, without a timer to race it. `reuse`
-   * learns how long the answers it handed over stay cached, and whether any was a failure that is
-   * not (a verdict made from them is only as good as they are).
-   */
-  until(deadline: number, reuse: Reuse): (name: string, rrtype: string) => Promise<unknown> {
-    const spoiled = (err: NodeJS.ErrnoException) => {
-      if (!CACHED_ERRORS.has(err.code ?? '')) reuse.ok = false;
-      throw err;
-    };
-    return (name, rrtype) => {
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        reuse.ok = false;
-        return Promise.reject(dnsError('ETIMEOUT'));
-      }
-      const { answer, settled, until } = this.lookup(name, rrtype);
-      reuse.until = Math.min(reuse.until, until);
-      if (settled) return answer.catch(spoiled);
-      let timer: NodeJS.Timeout;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(dnsError('ETIMEOUT')), left);
-      });
-      return Promise.race([answer, late]).catch(spoiled).finally(() => clearTimeout(timer));
-    };
-  }
-}
-
-/** What a check's DNS answers allow: until when its verdict may be reused, if at all. */
-interface Reuse {
-  until: number;
-  ok: boolean;
-}
-
-type MailauthResult = Awaited<ReturnType<typeof authenticate>>;
+/** Runs one check where it belongs (the pool), queued fairly under the account's key. */
+export type SenderChecker = (input: SenderCheckInput, account: string) => Promise<SenderCheckResult>;
 
 /** A DKIM signature or an ARC set: the only headers that make the body part of the check. */
 const BODY_SIGNING_HEADER = /^(?:dkim-signature|arc-[a-z-]+)[ \t]*:/im;
@@ -136,48 +52,6 @@ const FROM_FIELD = /^from[ \t]*:.*(?:\r\n[ \t].*)*/gim;
  */
 export function verdictKey(headerText: string, ip: string, helo: string, sender: string): string {
   return `${ip}\n${helo}\n${sender}\n${headerText.match(FROM_FIELD)?.join('\n') ?? ''}`;
-}
-
-function sameSite(a: string, b: string): boolean {
-  return a !== '' && (a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`));
-}
-
-/**
- * A body that no longer matches its signature's body hash is a PERMFAIL (RFC 6376 §6.1.3), which
- * RFC 8601 reports as "fail"; mailauth's lenient mode says "neutral", so the mismatch is read here.
- */
-function dkimResult(s: any): string {
-  const result = String(s.status?.result ?? 'neutral');
-  if (result === 'neutral' && s.bodyHash && s.bodyHashExpecting && s.bodyHash !== s.bodyHashExpecting) return 'fail';
-  return result;
-}
-
-/** Our record from mailauth's answer. */
-export function toAuthentication(r: MailauthResult): Authentication {
-  // An unsigned message gets one placeholder entry without a signing domain: not a signature.
-  const dkim = (r.dkim?.results ?? []).filter((s: any) => s.signingDomain).map((s: any) => ({
-    domain: String(s.signingDomain),
-    selector: String(s.selector ?? ''),
-    result: dkimResult(s),
-  }));
-  const dmarc = r.dmarc ? (r.dmarc as any) : null;
-  const spfResult = String((r.spf as any)?.status?.result ?? 'none');
-  const fromDomain: string | null = dmarc?.status?.header?.from ?? (r.dkim as any)?.headerFrom?.[0]?.split('@').pop() ?? null;
-  // Without a DMARC record mailauth computes no SPF alignment; then the MAIL FROM domain must be the
-  // From domain or share it as a suffix (relaxed alignment without the Public Suffix List).
-  const spfDomain = String((r.spf as any)?.domain ?? '').toLowerCase();
-  const spfAligned = spfResult === 'pass' && (Boolean(dmarc?.alignment?.spf?.result) || (fromDomain !== null && sameSite(spfDomain, fromDomain.toLowerCase())));
-  const dkimAligned = (r.dkim?.results ?? []).some((s: any) => s.status?.result === 'pass' && s.status?.aligned);
-  const parts = {
-    spf: spfResult,
-    dkim,
-    dmarc: dmarc ? String(dmarc.status?.result ?? 'none') : 'none',
-    dmarc_policy: dmarc?.p ? String(dmarc.policy ?? dmarc.p) : null,
-    arc: r.arc && (r.arc as any).i > 0 ? String((r.arc as any).status?.result ?? 'none') : null,
-    aligned: dmarc?.status?.result === 'pass' || spfAligned || dkimAligned,
-    from_domain: fromDomain ? fromDomain.toLowerCase() : null,
-  };
-  return Object.assign(parts, { summary: verdictOf(parts), pending: false });
 }
 
 /** One message's check, started when DATA ends and running beside parsing. */
@@ -219,20 +93,16 @@ export class AuthCheck {
 const VERDICTS_MAX = 10_000;
 
 export class MailAuthenticator {
-  private readonly dns: DnsLookups;
   /**
    * Verdicts of unsigned messages by verdictKey, each kept while every DNS answer it was made from
    * is still cached: a message with the same key until then would get the same verdict from the
-   * same answers, so it is not worked out again (a burst of codes from one sender: ~60 µs of the
-   * front's event loop per mail).
+   * same answers, so it is not worked out again (a burst of codes from one sender).
    */
   private readonly verdicts = new Map<string, { until: number; authentication: Authentication }>();
 
-  constructor(private readonly config: Config, private readonly log: Logger, private readonly update: AuthUpdate) {
-    this.dns = new DnsLookups(makeResolver(config.dnsServers, QUERY_TIMING));
-  }
+  constructor(private readonly config: Config, private readonly log: Logger, private readonly update: AuthUpdate, private readonly check: SenderChecker) {}
 
-  begin(raw: Buffer, session: SmtpEnvelope): AuthCheck {
+  begin(raw: Buffer, session: SmtpEnvelope, account = ''): AuthCheck {
     const now = Date.now();
     const answerBy = now + this.config.authInlineMs;
     const ip = session.remoteAddress.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
@@ -242,16 +112,17 @@ export class MailAuthenticator {
     const key = headers ? verdictKey(headers.text, ip, helo, sender) : null;
     const known = key === null ? undefined : this.verdicts.get(key);
     if (known && known.until > now) return new AuthCheck(Promise.resolve({ ...known.authentication }), answerBy, this.update, this.log);
-    const reuse: Reuse = { until: now + CACHE_MS, ok: true };
-    const run = authenticate(headers?.bytes ?? raw, { ip, helo, sender, mta: this.config.mxHost, resolver: this.dns.until(now + this.config.authTimeoutMs, reuse), disableBimi: true } as Parameters<typeof authenticate>[1])
-      .then(toAuthentication)
-      .then((authentication) => {
-        if (key !== null && reuse.ok) this.remember(key, reuse.until, authentication);
+    const input: SenderCheckInput = {
+      raw: headers?.bytes ?? raw, ip, helo, sender, mta: this.config.mxHost, dnsServers: this.config.dnsServers, budgetMs: this.config.authTimeoutMs,
+    };
+    const run = this.check(input, account)
+      .then(({ authentication, reuseUntil }) => {
+        if (key !== null && reuseUntil > Date.now()) this.remember(key, reuseUntil, authentication);
         return authentication;
       })
       .catch((err: unknown) => {
         this.log.warn({ err }, 'sender authentication failed');
-        return { ...unverified(), spf: 'temperror', dmarc: 'temperror', summary: 'temperror' as const };
+        return { ...pendingAuthentication(), pending: false };
       });
     return new AuthCheck(run, answerBy, this.update, this.log);
   }

@@ -15,6 +15,7 @@ import { unverified } from '../contract/authentication.js';
 import { ingestDigest } from './ingest-digest.js';
 import { MailAuthenticator } from './mail-auth.js';
 import { ConnectionsPerIp, InflightBudget, readBounded } from './smtp-limits.js';
+import { clientKey } from '../security/client-key.js';
 
 type SmtpError = Error & { responseCode?: number };
 
@@ -27,27 +28,30 @@ function smtpError(code: ErrorCode, text: string): SmtpError {
 }
 
 const TRY_LATER = 'Temporary failure, try again later';
+/** A mail at most this large whose parse fails is parsed once more before it is kept unparsed. */
+const RETRY_PARSE_MAX_BYTES = 256 * 1024;
 
 /**
  * Recipients the shards confirmed recently. A mail burst to the same inbox skips the RCPT round
  * trip; an inbox deleted within the window is still refused, at the end of DATA (550) instead.
  */
 class RecentRecipients {
-  private readonly seen = new Map<string, number>();
+  private readonly seen = new Map<string, { until: number; owner: string }>();
 
   constructor(private readonly ttlMs: number, private readonly max: number) {}
 
-  has(address: string): boolean {
-    const until = this.seen.get(address);
-    if (until === undefined) return false;
-    if (until > Date.now()) return true;
+  /** The owning account of a recently confirmed recipient, or null. */
+  owner(address: string): string | null {
+    const hit = this.seen.get(address);
+    if (hit === undefined) return null;
+    if (hit.until > Date.now()) return hit.owner;
     this.seen.delete(address);
-    return false;
+    return null;
   }
 
-  add(address: string): void {
+  add(address: string, owner: string): void {
     this.seen.delete(address);
-    this.seen.set(address, Date.now() + this.ttlMs);
+    this.seen.set(address, { until: Date.now() + this.ttlMs, owner });
     if (this.seen.size > this.max) this.seen.delete(this.seen.keys().next().value!);
   }
 
@@ -82,6 +86,12 @@ class NamedRecipients {
     return [...(this.named.get(envelope) ?? []), ...envelope.rcptTo.map((r) => r.address)];
   }
 }
+
+/**
+ * The account a transaction's work is queued under in the shared pools (issue 33): the owner of
+ * its first accepted recipient, so a tenant's flood of mail waits behind itself.
+ */
+const accountOf = new WeakMap<Envelope, string>();
 
 export interface SmtpIngress {
   readonly port: number;
@@ -135,10 +145,14 @@ function coalesceReplies(socket: Socket): void {
 export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<SmtpIngress> {
   const { config, cluster, pool, log } = deps;
   const recent = new RecentRecipients(RECIPIENT_CACHE_MS, RECIPIENT_CACHE_SIZE);
-  const budget = new InflightBudget(config.smtpMaxInflightBytes);
+  const budget = new InflightBudget(config.smtpMaxInflightBytes, config.smtpMaxInflightBytesPerIp);
   const perIp = new ConnectionsPerIp(config.smtpMaxConnectionsPerIp);
   const named = new NamedRecipients(2 * config.smtpMaxRecipients);
-  const authenticator = new MailAuthenticator(config, log, (addresses, id, authentication) => cluster.call({ type: 'message.set_auth', addresses, id, authentication }));
+  const authenticator = new MailAuthenticator(
+    config, log,
+    (addresses, id, authentication) => cluster.call({ type: 'message.set_auth', addresses, id, authentication }),
+    (input, account) => pool.checkSender(input, account),
+  );
   const server = new SMTPServer({
     name: config.mxHost,
     banner: 'Mailcue ESMTP',
@@ -171,14 +185,19 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         metrics.smtpRejected.inc({ reason: 'bad_recipient' });
         return callback(smtpError('invalid_address', 'Recipient address rejected: malformed'));
       }
-      if (recent.has(parsed.address)) return callback();
+      const known = recent.owner(parsed.address);
+      if (known !== null) {
+        if (!accountOf.has(session.envelope)) accountOf.set(session.envelope, known);
+        return callback();
+      }
       try {
         const owner = await cluster.call({ type: 'inbox.accepts', address: parsed.address });
         if (!owner) {
           metrics.smtpRejected.inc({ reason: 'unknown_recipient' });
           return callback(smtpError('inbox_not_found', 'Recipient address rejected: no such inbox'));
         }
-        recent.add(parsed.address);
+        recent.add(parsed.address, owner);
+        if (!accountOf.has(session.envelope)) accountOf.set(session.envelope, owner);
         callback();
       } catch (err) {
         log.warn({ err }, 'RCPT check failed');
@@ -187,8 +206,11 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
     },
     onData(stream, session, callback) {
       let held = 0;
+      const client = clientKey(session.remoteAddress);
+      // The bytes stay counted until delivery and sender authentication are both done with them.
+      let authDone: Promise<unknown> = Promise.resolve();
       void (async () => {
-        const read = await readBounded(stream, config.maxMessageBytes, budget);
+        const read = await readBounded(stream, config.maxMessageBytes, budget, client);
         if (read.kind === 'too_large') {
           metrics.smtpRejected.inc({ reason: 'too_large' });
           return callback(smtpError('payload_too_large', `Message exceeds the ${config.maxMessageBytes} byte limit`));
@@ -201,11 +223,17 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         const { raw } = read;
         const { envelope } = session;
         const digest = ingestDigest(raw, envelope.mailFrom ? envelope.mailFrom.address : '', named.of(envelope));
-        const auth = authenticator.begin(raw, session);
+        const account = accountOf.get(envelope) ?? `ip:${client}`;
+        const auth = authenticator.begin(raw, session, account);
+        authDone = auth.final;
         let message: ParsedMessage;
         let parts: Uint8Array[] | undefined;
         try {
-          message = await pool.parse(raw);
+          // A small mail over its bound was starved of CPU, not hostile: it gets a second try.
+          message = await pool.parse(raw, account).catch((err: unknown) => {
+            if (raw.length > RETRY_PARSE_MAX_BYTES) throw err;
+            return pool.parse(raw, account);
+          });
           // The attachments' bytes travel beside the record, not in it (the shard stores them apart).
           parts = (message as ParsedWithParts).parts;
           if (parts) delete (message as ParsedWithParts).parts;
@@ -237,7 +265,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
           log.error({ err }, 'delivery failed');
           callback(smtpError('unavailable', TRY_LATER));
         })
-        .finally(() => budget.release(held));
+        .finally(() => void authDone.finally(() => budget.release(held, client)));
     },
   });
   server.on('error', (err) => log.warn({ err }, 'smtp error'));

@@ -3,21 +3,38 @@
 // per client IP. Past a limit the rest of DATA is drained unbuffered, so memory never follows the
 // sender's size.
 import type { SMTPServerDataStream } from 'smtp-server';
+import { clientKey } from '../security/client-key.js';
 
-/** The bytes of DATA the whole front holds at once (buffered or being delivered). */
+/**
+ * The bytes of DATA the whole front holds at once (buffered, being delivered or authenticated),
+ * and the share of one client (an IPv4 address or IPv6 /64, see clientKey): one client cannot
+ * take the whole front's budget (issue 33).
+ */
 export class InflightBudget {
   private used = 0;
+  private readonly byClient = new Map<string, number>();
 
-  constructor(readonly maxBytes: number) {}
+  constructor(readonly maxBytes: number, readonly maxBytesPerClient = maxBytes) {}
 
-  take(bytes: number): boolean {
-    if (this.used + bytes > this.maxBytes) return false;
+  take(bytes: number, client = ''): boolean {
+    const mine = this.byClient.get(client) ?? 0;
+    if (this.used + bytes > this.maxBytes || mine + bytes > this.maxBytesPerClient) return false;
     this.used += bytes;
+    this.byClient.set(client, mine + bytes);
     return true;
   }
 
-  release(bytes: number): void {
+  release(bytes: number, client = ''): void {
+    if (bytes === 0) return;
     this.used -= bytes;
+    const left = (this.byClient.get(client) ?? bytes) - bytes;
+    if (left <= 0) this.byClient.delete(client);
+    else this.byClient.set(client, left);
+  }
+
+  /** Bytes one client holds. */
+  heldBy(client: string): number {
+    return this.byClient.get(client) ?? 0;
   }
 
   get inUse(): number {
@@ -35,7 +52,7 @@ export type DataRead =
  * Reads DATA, holding at most `maxBytes` of it and only while the budget allows. The caller
  * releases `held` bytes of the budget once the message is delivered.
  */
-export function readBounded(stream: SMTPServerDataStream, maxBytes: number, budget: InflightBudget): Promise<DataRead> {
+export function readBounded(stream: SMTPServerDataStream, maxBytes: number, budget: InflightBudget, client = ''): Promise<DataRead> {
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] | null = [];
     let held = 0;
@@ -43,13 +60,13 @@ export function readBounded(stream: SMTPServerDataStream, maxBytes: number, budg
     const drop = (why: 'too_large' | 'busy') => {
       outcome = why;
       chunks = null;
-      budget.release(held);
+      budget.release(held, client);
       held = 0;
     };
     stream.on('data', (chunk: Buffer) => {
       if (chunks === null) return;
       if (held + chunk.length > maxBytes) return drop('too_large');
-      if (!budget.take(chunk.length)) return drop('busy');
+      if (!budget.take(chunk.length, client)) return drop('busy');
       held += chunk.length;
       chunks.push(chunk);
     });
@@ -60,7 +77,7 @@ export function readBounded(stream: SMTPServerDataStream, maxBytes: number, budg
       resolve({ kind: 'ok', raw: Buffer.concat(chunks, held), held });
     });
     stream.on('error', (err) => {
-      if (chunks !== null) budget.release(held);
+      if (chunks !== null) budget.release(held, client);
       chunks = null;
       reject(err);
     });
@@ -74,8 +91,9 @@ export class ConnectionsPerIp {
 
   constructor(private readonly max: number) {}
 
-  /** Counts the session in; false when its IP already has `max` connections open. */
-  admit(sessionId: string, ip: string): boolean {
+  /** Counts the session in; false when its client (IPv4 address, IPv6 /64) already has `max` connections open. */
+  admit(sessionId: string, address: string): boolean {
+    const ip = clientKey(address);
     const n = this.open.get(ip) ?? 0;
     if (n >= this.max) return false;
     this.open.set(ip, n + 1);
@@ -83,8 +101,9 @@ export class ConnectionsPerIp {
     return true;
   }
 
-  release(sessionId: string, ip: string): void {
+  release(sessionId: string, address: string): void {
     if (!this.counted.delete(sessionId)) return;
+    const ip = clientKey(address);
     const n = (this.open.get(ip) ?? 1) - 1;
     if (n <= 0) this.open.delete(ip);
     else this.open.set(ip, n);

@@ -27,8 +27,11 @@ const MIN_CONTRAST = 1.25;
 /** Offsets further than this off-screen (text-indent, left, top) hide text. */
 const OFF_SCREEN_PX = 999;
 
+/** A colour or background value longer than this is no colour a mail client draws: not read. */
+const MAX_VALUE_CHARS = 256;
+
 export function parseColour(value: string | undefined): Rgba | null {
-  if (!value) return null;
+  if (!value || value.length > MAX_VALUE_CHARS) return null;
   const v = value.trim().toLowerCase();
   if (v === 'transparent') return { r: 0, g: 0, b: 0, a: 0 };
   const hex = /^#?([0-9a-f]{3,8})$/.exec(NAMED[v] ?? v);
@@ -106,18 +109,67 @@ export function hiddenBy(d: Declarations): HiddenReason | null {
   return null;
 }
 
+const isLetter = (c: number) => c >= 97 && c <= 122;
+const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
+
+/**
+ * The words of a `background` shorthand that may be colours (`#hex`, `rgb(…)`, `rgba(…)`, names),
+ * in one forward pass: `rgb(` repeated without a `)` costs one search, not one per repeat.
+ */
+function* colourTokens(value: string): Generator<string> {
+  let i = 0;
+  while (i < value.length) {
+    const c = value.charCodeAt(i);
+    if (c === 35) {
+      let j = i + 1;
+      while (j < value.length && isHex(value.charCodeAt(j))) j++;
+      if (j - i - 1 >= 3 && j - i - 1 <= 8) yield value.slice(i, j);
+      i = j;
+    } else if (value.startsWith('rgb(', i) || value.startsWith('rgba(', i)) {
+      const close = value.indexOf(')', i);
+      if (close < 0) return;
+      yield value.slice(i, close + 1);
+      i = close + 1;
+    } else if (isLetter(c)) {
+      let j = i + 1;
+      while (j < value.length && isLetter(value.charCodeAt(j))) j++;
+      yield value.slice(i, j);
+      i = j;
+    } else {
+      i++;
+    }
+  }
+}
+
 /** The background colour an element paints, if it declares one. */
 export function backgroundOf(d: Declarations, bgcolorAttr: string | undefined): Rgba | null {
   const own = parseColour(d.get('background-color'));
   if (own) return own;
   const shorthand = d.get('background');
   if (shorthand) {
-    for (const token of shorthand.match(/#[0-9a-f]{3,8}\b|rgba?\([^)]*\)|[a-z]+/g) ?? []) {
+    for (const token of colourTokens(shorthand)) {
       const c = parseColour(token);
       if (c) return c;
     }
   }
   return parseColour(bgcolorAttr);
+}
+
+/**
+ * CSS with its comments taken out, in one forward pass: an unclosed comment runs to the end, so
+ * `/* ` repeated (issue 33) costs one search, where a lazy regex rescanned the rest at each.
+ */
+export function withoutComments(css: string): string {
+  const parts: string[] = [];
+  let from = 0;
+  for (let open = css.indexOf('/*'); open >= 0; open = css.indexOf('/*', from)) {
+    parts.push(css.slice(from, open));
+    const close = css.indexOf('*/', open + 2);
+    if (close < 0) return parts.join('');
+    from = close + 2;
+  }
+  parts.push(css.slice(from));
+  return parts.join('');
 }
 
 /**
@@ -131,7 +183,7 @@ export class StyleRules {
   private static readonly MAX_RULES = 2000;
 
   add(css: string): void {
-    const text = css.replace(/\/\*[\s\S]*?\*\//g, '');
+    const text = withoutComments(css);
     let depth = 0;
     let start = 0;
     let selector = '';

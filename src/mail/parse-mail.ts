@@ -13,7 +13,25 @@ export const MAX_STORED_PART_CHARS = 1024 * 1024;
 function addresses(field: AddressObject | AddressObject[] | undefined): string[] {
   if (!field) return [];
   const list = Array.isArray(field) ? field : [field];
-  return list.flatMap((a) => a.value.map((v) => v.address ?? '').filter(Boolean)).map((a) => a.toLowerCase());
+  // A group's mailboxes (RFC 6854 allows one in From) are addresses like any other.
+  return list.flatMap((a) => a.value.flatMap((v) => [v, ...(v.group ?? [])]).map((v) => v.address ?? '').filter(Boolean)).map((a) => a.toLowerCase());
+}
+
+/** Authors shown at most (the raw source keeps them all). */
+const MAX_AUTHORS = 20;
+
+/**
+ * Every author address, from every From field (mailparser reads only the first field), so a
+ * spoof like `From: security@bank.example, x@attacker.test` shows the attacker too (issue 33).
+ */
+async function authors(parsed: ParsedMail): Promise<string> {
+  const list = addresses(parsed.from);
+  const fields = parsed.headerLines.filter((h) => h.key === 'from');
+  for (const extra of fields.slice(1, MAX_AUTHORS)) {
+    const again = await simpleParser(Buffer.from(`${extra.line}\r\n\r\n`), PARSER_OPTIONS);
+    list.push(...addresses(again.from));
+  }
+  return [...new Set(list)].slice(0, MAX_AUTHORS).join(', ');
 }
 
 function headerRecord(parsed: ParsedMail): Record<string, string> {
@@ -46,7 +64,7 @@ export async function parseMail(raw: Uint8Array): Promise<ParsedWithParts> {
   const text = parsed.text ?? (html ? htmlToText(html, MAX_STORED_PART_CHARS).text.trim() : null);
   const safe = safeView({ text: clip(parsed.text ?? null), html: clip(html) });
   return {
-    from: addresses(parsed.from)[0] ?? '',
+    from: await authors(parsed),
     to: addresses(parsed.to),
     subject,
     text: clip(text),

@@ -110,8 +110,25 @@ function listLinks(links: VisibleLink[], warnings: Set<string>): string[] {
   return lines;
 }
 
+/**
+ * Trailing blanks of each line dropped and at most one empty line in a row, line by line: the
+ * regex `/[ \t]+\n/` rescans a run of blanks at every start, quadratic in a line of spaces.
+ */
 function tidy(text: string): string {
-  return text.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  const lines = text.split('\n');
+  const out: string[] = [];
+  let blank = 0;
+  for (const line of lines) {
+    let end = line.length;
+    while (end > 0 && (line.charCodeAt(end - 1) === 32 || line.charCodeAt(end - 1) === 9)) end--;
+    if (end === 0) {
+      if (++blank > 1) continue;
+    } else {
+      blank = 0;
+    }
+    out.push(end === line.length ? line : line.slice(0, end));
+  }
+  return out.join('\n').trim();
 }
 
 /** Plain text: kept as written (URLs stay inline and are also listed). */

@@ -31,6 +31,8 @@ interface Frame {
   colour: Rgba | null;
   background: Rgba | null;
   link: { href: string; start: number; alt: string; image: boolean } | null;
+  /** The nearest frame (itself or an ancestor) that holds a link, so an image finds it at once. */
+  holder: Frame | null;
 }
 
 const BLOCK = new Set([
@@ -44,6 +46,9 @@ const SILENT = new Set(['head', 'title', 'meta', 'link', 'base']);
 const WHITE: Rgba = { r: 255, g: 255, b: 255, a: 1 };
 const BLACK: Rgba = { r: 0, g: 0, b: 0, a: 1 };
 const MAX_DEPTH = 1024;
+/** Characters of a link's label and of its URL read at most (the safe view shows less). */
+const MAX_LABEL_CHARS = 300;
+const MAX_HREF_CHARS = 4_000;
 const WEB_LINK = /^\s*(?:https?:|mailto:)/i;
 /** Outlook conditional comments carry markup for Outlook only, not hidden prose. */
 const CONDITIONAL = /^\s*\[if |^\s*<!\[endif\]|^\s*\[endif\]/i;
@@ -51,14 +56,17 @@ const CONDITIONAL = /^\s*\[if |^\s*<!\[endif\]|^\s*\[endif\]/i;
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
 /** Elements a second one of the same name closes (so `<p><p>` is two siblings, not nesting). */
 const SELF_CLOSING_SIBLINGS = new Set(['p', 'li', 'option', 'tr', 'td', 'th', 'dt', 'dd']);
-const TAG = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*?(\/?)>/g;
+const isNameStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+const isNameChar = (c: number): boolean => isNameStart(c) || (c >= 48 && c <= 57) || c === 45;
 
 /**
  * The markup with every opening tag deeper than `maxDepth` elements, and every closing tag that
- * closes nothing, taken out (their text stays), and whether any was. htmlparser2 keeps its open elements in an array it shifts and unshifts, so
- * each tag costs time in proportion to the depth: 10 MB of unclosed `<div>` took seconds of a pool
- * thread. No mail a person reads nests a thousand elements deep. The scan closes fewer elements than
- * the parser does, so it may over-count the depth but never under-counts it.
+ * closes nothing, taken out (their text stays), and whether any was. htmlparser2 keeps its open
+ * elements in an array it shifts and unshifts, so each tag costs time in proportion to the depth:
+ * 10 MB of unclosed `<div>` took seconds of a pool thread. No mail a person reads nests a thousand
+ * elements deep. The scan closes fewer elements than the parser does, so it may over-count the
+ * depth but never under-counts it. One forward pass (issue 33): a tag is `<name` up to the next
+ * `>`, and once no `>` is left nothing after is a tag, so `<a ` repeated costs no rescans.
  */
 export function flattenDeepNesting(html: string, maxDepth: number): { html: string; flattened: boolean } {
   const open: string[] = [];
@@ -72,33 +80,83 @@ export function flattenDeepNesting(html: string, maxDepth: number): { html: stri
   };
   const kept: string[] = [];
   let from = 0;
-  TAG.lastIndex = 0;
-  for (let m = TAG.exec(html); m; m = TAG.exec(html)) {
-    const name = m[2]!.toLowerCase();
-    if (m[1]) {
-      if (openCount.get(name)) {
-        popTo(open.lastIndexOf(name));
-        continue;
-      }
-      // A closing tag nothing opened: the parser would search its whole stack for it, then ignore it.
-      if (VOID.has(name)) continue;
-    } else if (m[3] || VOID.has(name)) {
+  let i = html.indexOf('<');
+  while (i >= 0) {
+    const closing = html.charCodeAt(i + 1) === 47;
+    const nameStart = i + (closing ? 2 : 1);
+    if (!isNameStart(html.charCodeAt(nameStart))) {
+      i = html.indexOf('<', i + 1);
       continue;
-    } else {
+    }
+    let j = nameStart + 1;
+    while (j < html.length && isNameChar(html.charCodeAt(j))) j++;
+    const end = html.indexOf('>', j);
+    if (end < 0) break;
+    const name = html.slice(nameStart, j).toLowerCase();
+    const selfClosing = html.charCodeAt(end - 1) === 47;
+    let drop = false;
+    if (closing) {
+      if (openCount.get(name)) popTo(open.lastIndexOf(name));
+      // A closing tag nothing opened: the parser would search its whole stack for it, then ignore it.
+      else drop = !VOID.has(name);
+    } else if (!selfClosing && !VOID.has(name)) {
       // Like the parser, only an open sibling on top is closed (never under-count the depth).
       if (SELF_CLOSING_SIBLINGS.has(name) && open[open.length - 1] === name) popTo(open.length - 1);
       if (open.length < maxDepth) {
         open.push(name);
         openCount.set(name, (openCount.get(name) ?? 0) + 1);
-        continue;
+      } else {
+        drop = true;
       }
     }
-    kept.push(html.slice(from, m.index));
-    from = m.index + m[0].length;
+    if (drop) {
+      kept.push(html.slice(from, i));
+      from = end + 1;
+    }
+    i = html.indexOf('<', end + 1);
   }
   if (kept.length === 0) return { html, flattened: false };
   kept.push(html.slice(from));
   return { html: kept.join(''), flattened: true };
+}
+
+/**
+ * The visible text as it is written, in pieces: a link's label is read from it when the link
+ * closes, and slicing one growing string there flattened all of it each time (nested links).
+ */
+class TextBuffer {
+  private readonly parts: string[] = [];
+  private readonly starts: number[] = [];
+  length = 0;
+
+  push(s: string): void {
+    this.parts.push(s);
+    this.starts.push(this.length);
+    this.length += s.length;
+  }
+
+  /** At most `max` characters from `start`. */
+  slice(start: number, max: number): string {
+    let lo = 0;
+    let hi = this.parts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= start) lo = mid;
+      else hi = mid - 1;
+    }
+    const out: string[] = [];
+    let length = 0;
+    for (let i = lo; i < this.parts.length && length < max; i++) {
+      const part = i === lo ? this.parts[i]!.slice(start - this.starts[i]!, start - this.starts[i]! + max) : this.parts[i]!.slice(0, max - length);
+      out.push(part);
+      length += part.length;
+    }
+    return out.join('');
+  }
+
+  toString(): string {
+    return this.parts.join('');
+  }
 }
 
 export function readVisibleHtml(html: string, maxChars: number): VisibleHtml {
@@ -110,18 +168,18 @@ export function readVisibleHtml(html: string, maxChars: number): VisibleHtml {
     removed.add('nesting');
   }
   const links: VisibleLink[] = [];
-  let text = '';
+  const text = new TextBuffer();
   let truncated = false;
   // Separator owed before the next visible word: 0 none, 1 space, 2 line break.
   let owed = 0;
-  const root: Frame = { name: '#root', hidden: null, unseen: null, silent: false, colour: null, background: null, link: null };
+  const root: Frame = { name: '#root', hidden: null, unseen: null, silent: false, colour: null, background: null, link: null, holder: null };
   const stack: Frame[] = [root];
   let styleText: string | null = null;
   let overflow = 0;
 
   const top = () => stack[stack.length - 1]!;
   const write = (s: string) => {
-    text += s;
+    text.push(s);
   };
   const unseen = (frame: Frame, parent: Frame): HiddenReason | null => {
     if (frame.hidden) return frame.hidden;
@@ -146,7 +204,7 @@ export function readVisibleHtml(html: string, maxChars: number): VisibleHtml {
           else if (d.size > 0) hidden = hiddenBy(d);
         }
         const frame: Frame = {
-          name, hidden, unseen: null, silent: parent.silent || SILENT.has(name), colour: parent.colour, background: parent.background, link: null,
+          name, hidden, unseen: null, silent: parent.silent || SILENT.has(name), colour: parent.colour, background: parent.background, link: null, holder: parent.holder,
         };
         // Most elements style nothing: they take their parent's colours (and verdict) as they are.
         if (d.size > 0 || attrs.bgcolor !== undefined || (name === 'font' && attrs.color !== undefined)) {
@@ -159,13 +217,14 @@ export function readVisibleHtml(html: string, maxChars: number): VisibleHtml {
         if (BLOCK.has(name)) owed = 2;
         else if ((name === 'td' || name === 'th') && owed === 0) owed = 1;
         // Only web and mail links are listed: javascript:, data: and relative hrefs lead nowhere an agent should go.
-        if (name === 'a' && attrs.href !== undefined && WEB_LINK.test(attrs.href)) frame.link = { href: attrs.href.trim(), start: text.length, alt: '', image: false };
-        if (name === 'img') {
-          const holder = stack.findLast((f) => f.link);
-          if (holder?.link) {
-            holder.link.image = true;
-            if (attrs.alt) holder.link.alt += ` ${attrs.alt}`;
-          }
+        if (name === 'a' && attrs.href !== undefined && WEB_LINK.test(attrs.href)) {
+          frame.link = { href: attrs.href.slice(0, MAX_HREF_CHARS).trim(), start: text.length, alt: '', image: false };
+          frame.holder = frame;
+        }
+        const link = frame.holder?.link;
+        if (name === 'img' && link) {
+          link.image = true;
+          if (attrs.alt && link.alt.length < MAX_LABEL_CHARS) link.alt += ` ${attrs.alt.slice(0, MAX_LABEL_CHARS)}`;
         }
         stack.push(frame);
       },
@@ -184,7 +243,8 @@ export function readVisibleHtml(html: string, maxChars: number): VisibleHtml {
         else if ((name === 'td' || name === 'th') && owed === 0) owed = 1;
         if (frame.link && !frame.unseen && !frame.silent && !truncated) {
           // A link with nothing to see (no text, no image) is one no person can click: not listed.
-          const label = text.slice(frame.link.start).trim() || frame.link.alt.trim() || (frame.link.image ? '(image)' : '');
+          // The label is shown cut to a line; reading past that would make nested links quadratic.
+          const label = text.slice(frame.link.start, MAX_LABEL_CHARS).trim() || frame.link.alt.trim() || (frame.link.image ? '(image)' : '');
           if (label) {
             links.push({ text: label, href: frame.link.href });
             write(` [${links.length}]`);
@@ -230,5 +290,5 @@ export function readVisibleHtml(html: string, maxChars: number): VisibleHtml {
   );
   parser.write(html);
   parser.end();
-  return { text, links, removed, truncated };
+  return { text: text.toString(), links, removed, truncated };
 }

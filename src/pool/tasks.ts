@@ -21,3 +21,8 @@ export function parseBatch(raws: Uint8Array[]): Promise<BatchOutcome[]> {
 export function attachment({ raw, index }: { raw: Uint8Array; index: number }) {
   return attachmentOf(raw, index);
 }
+
+/** Nothing: answered once a thread has loaded this module (see WorkPool.run). */
+export function noop(): null {
+  return null;
+}

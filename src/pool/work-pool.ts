@@ -1,9 +1,14 @@
-// The only importer of piscina: one pool, sized from the machine, shared by MIME parsing and
-// extraction. Every task has a time bound, so a pathological message cannot hold a thread forever.
+// The only importer of piscina: the pools, sized from the machine, that run MIME parsing with
+// extraction and sender authentication off the event loops that hold connections. Every parse
+// task has a time bound, so a pathological message cannot hold a thread forever. Both pools are
+// entered through per-account fair queues (issue 33): one account's backlog waits behind its own
+// work, and a task's bound starts when it runs, not while it waits behind another account's.
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { ParsedMessage } from '../contract/model.js';
 import type { AttachmentContent } from '../mail/parse-mail.js';
+import type { SenderCheckInput, SenderCheckResult } from '../mail/sender-auth.js';
+import { FairQueue } from './fair-queue.js';
 import type { BatchOutcome } from './tasks.js';
 
 export const PARSE_TIMEOUT_MS = 20_000;
@@ -15,46 +20,68 @@ export function warnWorkerError(err: unknown): void {
 /** At most this many mails per hand-off, each at most this large (a big mail goes alone). */
 const BATCH_MAX = 8;
 const BATCH_ITEM_MAX_BYTES = 64 * 1024;
+/** Sender checks mostly wait on DNS: this many share one thread of the auth pool. */
+const AUTH_TASKS_PER_THREAD = 16;
+/** The key of work no account owns (attachments read back, mail whose owner is unknown). */
+export const SHARED_KEY = '';
+
+type Pending = { raw: Buffer; resolve: (m: ParsedMessage) => void; reject: (err: Error) => void };
 
 export class WorkPool {
   private readonly pool: Piscina;
-  private batch: { raw: Buffer; resolve: (m: ParsedMessage) => void; reject: (err: Error) => void }[] = [];
+  private authPool: { pool: Piscina; queue: FairQueue } | null = null;
+  private readonly size: number;
+  private readonly parseQueue: FairQueue;
+  /** Small mails waiting for this turn's hand-off, by account. */
+  private batches = new Map<string, Pending[]>();
+  /** Settles once a thread has loaded the tasks module. */
+  private warm: Promise<void> | null = null;
 
   /**
    * `onWorkerError`: a thread that fails outside a task (e.g. while loading its module on a
    * starved machine) is replaced by piscina; without a listener its 'error' event would end the
-   * whole process.
+   * whole process. `lazy`: no thread until a task comes (a pool used now and then, by a front
+   * thread that does not parse mail).
    */
-  /** `lazy`: no thread until a task comes (a pool used now and then, by a front thread that does not parse mail). */
-  constructor(threads = 0, onWorkerError: (err: unknown) => void = warnWorkerError, private readonly taskTimeoutMs = PARSE_TIMEOUT_MS, lazy = false) {
+  constructor(threads = 0, private readonly onWorkerError: (err: unknown) => void = warnWorkerError, private readonly taskTimeoutMs = PARSE_TIMEOUT_MS, private readonly lazy = false) {
     // The shards and the front's event loop need CPU too: one parse thread per core at most.
-    const size = threads > 0 ? threads : Math.max(1, availableParallelism());
+    this.size = threads > 0 ? threads : Math.max(1, availableParallelism());
     this.pool = new Piscina({
       filename: new URL('./tasks.js', import.meta.url).href,
-      minThreads: lazy ? 0 : size,
-      maxThreads: size,
+      minThreads: lazy ? 0 : this.size,
+      maxThreads: this.size,
       idleTimeout: 60_000,
     });
     this.pool.on('error', onWorkerError);
+    this.parseQueue = new FairQueue(this.size);
+    // A front that takes mail starts its auth thread now, not when the first mail is waiting.
+    if (!lazy) this.startAuthPool();
   }
 
   /**
-   * Small mails that end in the same turn of the event loop cross to a pool thread together: each
-   * hand-off wakes a sleeping thread, and at ingest rates that wake cost the front's event loop
-   * more than the copy. A batch that fails as a whole (a thread lost, the time bound) is parsed
-   * again one mail per task, so one hostile mail never leaves its neighbours unparsed.
+   * Small mails of one account that end in the same turn of the event loop cross to a pool
+   * thread together: each hand-off wakes a sleeping thread, and at ingest rates that wake cost
+   * the front's event loop more than the copy. A batch that fails as a whole (a thread lost, the
+   * time bound) is parsed again one mail per task, so one hostile mail never leaves its
+   * neighbours unparsed. `account` is the fair-queue key.
    */
-  parse(raw: Buffer): Promise<ParsedMessage> {
-    if (raw.length > BATCH_ITEM_MAX_BYTES) return this.parseOne(raw);
+  parse(raw: Buffer, account = SHARED_KEY): Promise<ParsedMessage> {
+    if (raw.length > BATCH_ITEM_MAX_BYTES) return this.parseOne(raw, account);
     return new Promise((resolve, reject) => {
-      this.batch.push({ raw, resolve, reject });
-      if (this.batch.length === 1) setImmediate(() => this.flushBatch());
-      else if (this.batch.length >= BATCH_MAX) this.flushBatch();
+      const first = this.batches.size === 0;
+      let batch = this.batches.get(account);
+      if (!batch) this.batches.set(account, (batch = []));
+      batch.push({ raw, resolve, reject });
+      if (first) setImmediate(() => this.flushBatches());
+      else if (batch.length >= BATCH_MAX) {
+        this.batches.delete(account);
+        this.flushBatch(account, batch);
+      }
     });
   }
 
-  private parseOne(raw: Uint8Array): Promise<ParsedMessage> {
-    return this.run(raw, 'parse');
+  private parseOne(raw: Uint8Array, account: string): Promise<ParsedMessage> {
+    return this.parseQueue.run(account, () => this.run(raw, 'parse'));
   }
 
   /**
@@ -62,33 +89,72 @@ export class WorkPool {
    * `AbortSignal.timeout` cannot be cleared, so each one fired 20 s after its task, long done, on
    * the front's event loop and built a DOMException there (2.5 % of the loop while mail arrived).
    */
-  private run<T>(task: unknown, name: string): Promise<T> {
+  private async run<T>(task: unknown, name: string): Promise<T> {
+    // A thread still starting (module loading on a busy machine) is not the task's time.
+    this.warm ??= (this.pool.run(null, { name: 'noop' }) as Promise<unknown>).then(() => undefined, () => undefined);
+    await this.warm;
     const bound = new AbortController();
-    const timer = setTimeout(() => bound.abort(new Error(`The ${name} task ran over its ${this.taskTimeoutMs} ms bound`)), this.taskTimeoutMs);
+    const timer = setTimeout(() => {
+      // piscina ends the thread that ran it and starts another: the next task waits for that one.
+      this.warm = null;
+      bound.abort(new Error(`The ${name} task ran over its ${this.taskTimeoutMs} ms bound`));
+    }, this.taskTimeoutMs);
     return (this.pool.run(task, { name, signal: bound.signal }) as Promise<T>).finally(() => clearTimeout(timer));
   }
 
-  private flushBatch(): void {
-    const batch = this.batch;
-    this.batch = [];
-    if (batch.length === 0) return;
-    const alone = () => { for (const b of batch) this.parseOne(b.raw).then(b.resolve, b.reject); };
+  private flushBatches(): void {
+    const batches = this.batches;
+    this.batches = new Map();
+    for (const [account, batch] of batches) this.flushBatch(account, batch);
+  }
+
+  private flushBatch(account: string, batch: Pending[]): void {
+    const alone = () => { for (const b of batch) this.parseOne(b.raw, account).then(b.resolve, b.reject); };
     if (batch.length === 1) return alone();
-    this.run<BatchOutcome[]>(batch.map((b) => b.raw), 'parseBatch').then(
+    this.parseQueue.run(account, () => this.run<BatchOutcome[]>(batch.map((b) => b.raw), 'parseBatch')).then(
       (outcomes) => outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.message) : batch[i]!.reject(new Error(o.error)))),
       alone,
     );
   }
 
-  attachment(raw: Uint8Array, index: number): Promise<AttachmentContent | null> {
-    return this.run({ raw, index }, 'attachment');
+  /**
+   * Sender authentication of one message on the auth pool. Its threads run many checks at once
+   * (they wait on DNS); one account holds at most a quarter of them, so another's check always
+   * finds a slot. Bounded by the check's own DNS deadline and signature limits, not aborted.
+   */
+  checkSender(input: SenderCheckInput, account = SHARED_KEY): Promise<SenderCheckResult> {
+    const { pool, queue } = this.authPool ?? this.startAuthPool();
+    return queue.run(account, () => pool.run(input, { name: 'senderCheck' }) as Promise<SenderCheckResult>);
+  }
+
+  private startAuthPool(): { pool: Piscina; queue: FairQueue } {
+    const pool = new Piscina({
+      filename: new URL('./auth-tasks.js', import.meta.url).href,
+      minThreads: this.lazy ? 0 : 1,
+      maxThreads: this.size,
+      concurrentTasksPerWorker: AUTH_TASKS_PER_THREAD,
+      idleTimeout: 60_000,
+    });
+    pool.on('error', this.onWorkerError);
+    const slots = this.size * AUTH_TASKS_PER_THREAD;
+    this.authPool = { pool, queue: new FairQueue(slots, Math.max(1, Math.floor(slots / 4))) };
+    return this.authPool;
+  }
+
+  attachment(raw: Uint8Array, index: number, account = SHARED_KEY): Promise<AttachmentContent | null> {
+    return this.parseQueue.run(account, () => this.run({ raw, index }, 'attachment'));
   }
 
   get threads(): number {
     return this.pool.threads.length;
   }
 
-  close(): Promise<void> {
-    return this.pool.destroy();
+  /** Tasks waiting for a parse thread, all accounts together. */
+  get waiting(): number {
+    return this.parseQueue.waiting;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.pool.destroy(), this.authPool?.pool.destroy()]);
   }
 }

@@ -5,6 +5,7 @@
 import test from 'ava';
 import { loadConfig } from '../../src/config/config.js';
 import { MailAuthenticator, type SmtpEnvelope } from '../../src/ingress/mail-auth.js';
+import { checkSender } from '../../src/mail/sender-auth.js';
 import { createLogger } from '../../src/obs/logger.js';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
 
@@ -13,7 +14,7 @@ let auth: MailAuthenticator;
 
 test.before(async () => {
   dns = await startDnsServer();
-  auth = new MailAuthenticator(loadConfig({ MAILCUE_DNS_SERVERS: dns.address }), createLogger('silent', 'test'), async () => undefined);
+  auth = new MailAuthenticator(loadConfig({ MAILCUE_DNS_SERVERS: dns.address }), createLogger('silent', 'test'), async () => undefined, (input) => checkSender(input));
 });
 test.after.always(() => dns?.close());
 

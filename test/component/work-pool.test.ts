@@ -33,3 +33,22 @@ test('a task over its time bound is refused with the bound named', async (t) => 
     await pool.close();
   }
 });
+
+test('one account\'s backlog waits behind its own work: another account\'s mail is parsed after at most one of it', async (t) => {
+  const pool = new WorkPool(1);
+  try {
+    const done: string[] = [];
+    const heavy = Array.from({ length: 5 }, (_, i) => pool.parse(mail(`A${i}`, `${'lorem ipsum '.repeat(100_000)}\r\nYour code is 11111${i}`), 'account-a').then((m: { subject: string }) => done.push(m.subject)));
+    // B's mail comes after A's whole backlog was queued.
+    await new Promise((r) => setImmediate(r));
+    const light = pool.parse(mail('B0', 'Your code is 222222'), 'account-b').then((m: { subject: string; otp: string }) => {
+      done.push(m.subject);
+      return m;
+    });
+    t.is((await light).otp, '222222');
+    await Promise.all(heavy);
+    t.true(done.indexOf('B0') <= 2, `B's mail came out at ${done.indexOf('B0')} in ${done.join(', ')}`);
+  } finally {
+    await pool.close();
+  }
+});

@@ -111,7 +111,7 @@ test('layout - nothing above the shard imports src/actors/', (t) => {
 /** Each library with a boundary of its own is imported by exactly one folder (STYLE.md). */
 const LIBRARY_OWNERS: Record<string, string> = {
   lmdb: 'storage', '@grpc/grpc-js': 'rpc', '@grpc/proto-loader': 'rpc', piscina: 'pool', 'uWebSockets.js': 'front',
-  'smtp-server': 'ingress', mailparser: 'mail', etcd3: 'cluster', mailauth: 'ingress', htmlparser2: 'mail',
+  'smtp-server': 'ingress', mailparser: 'mail', etcd3: 'cluster', mailauth: 'mail', htmlparser2: 'mail',
 };
 const BARE_IMPORT = /(?:^|\n)\s*(?:import|export)\b[^'"]*?(?:\bfrom\s*|\bimport\s*)['"]([^.'"][^'"]*)['"]/g;
 

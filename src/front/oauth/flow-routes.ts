@@ -17,6 +17,7 @@ import { consentPage, PAGE_HEADERS, signInPage, type Carried, type ConsentClient
 import { issuer, knownResources } from './metadata-routes.js';
 import { allowedRedirect, resolveClient, type OAuthClient } from './oauth-clients.js';
 import { formBody, sendOAuthError, tokenRoute } from './token-route.js';
+import { clientKey } from '../../security/client-key.js';
 import { PerIpWindow } from './per-ip-window.js';
 import { register } from './registration.js';
 
@@ -87,7 +88,8 @@ function carried(q: URLSearchParams): Carried {
 }
 
 async function limited(deps: Deps, perIp: AuthorizeWindow, remote: string): Promise<void> {
-  const wait = await perIp.take(remote);
+  // An IPv6 client counts by its /64 (issue 33): rotating addresses within it is one client.
+  const wait = await perIp.take(clientKey(remote));
   if (wait > 0) fail('rate_limited', `Too many authorization requests from this address (${deps.config.authorizePerIpPerMinute} per minute)`, { retry_after_s: wait });
 }
 
