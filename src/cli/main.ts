@@ -16,6 +16,10 @@ import { registerWait } from './client/wait.js';
 import { registerWebhooks } from './client/webhooks.js';
 import { parseArgs } from './args.js';
 
+// Every file any process of Mailcue creates is 0600, its directories 0700 (DESIGN §7, issue 33):
+// set first, before a shard started through etcd, a key file or a log could create one.
+process.umask(0o077);
+
 const VERSION = '0.1.0';
 const SERVER_COMMANDS = ['serve', 'shard', 'front', 'admin'] as const;
 type ServerCommand = (typeof SERVER_COMMANDS)[number];

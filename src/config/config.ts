@@ -130,6 +130,17 @@ export const DEFAULTS = Object.freeze({
 
 export class ConfigError extends Error {}
 
+/** The shortest admin token accepted (issue 33): a guessable one would hand out every account. */
+export const ADMIN_TOKEN_MIN_CHARS = 32;
+
+function adminToken(raw: string | undefined): string | null {
+  if (!raw) return null;
+  if (raw.length < ADMIN_TOKEN_MIN_CHARS || /\s/.test(raw) || /^change[-_]?me/i.test(raw)) {
+    throw new ConfigError(`MAILCUE_ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN_CHARS} characters without spaces and not a placeholder (e.g. openssl rand -hex 24); got ${raw.length}`);
+  }
+  return raw;
+}
+
 type Env = Record<string, string | undefined>;
 
 function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
@@ -273,7 +284,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     dnsServers: list(env, 'MAILCUE_DNS_SERVERS', []),
     authInlineMs: int(env, 'MAILCUE_AUTH_INLINE_MS', 1_000, 0, 60_000),
     authTimeoutMs: int(env, 'MAILCUE_AUTH_TIMEOUT_MS', 10_000, 100, 120_000),
-    adminToken: env.MAILCUE_ADMIN_TOKEN || null,
+    adminToken: adminToken(env.MAILCUE_ADMIN_TOKEN),
     webhookAllowPrivate: bool(env, 'MAILCUE_WEBHOOK_ALLOW_PRIVATE'),
     webhookCaFile: env.MAILCUE_WEBHOOK_CA_FILE || null,
     webhookRetryDelaysMs: retry,

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
@@ -44,4 +44,17 @@ test('config - cluster settings: etcd endpoints and prefix, lease TTL, TLS files
   t.is(loadConfig({}).tls, null);
   t.throws(() => loadConfig({ MAILCUE_LEASE_TTL_S: '1' }), { message: /MAILCUE_LEASE_TTL_S/ });
   t.throws(() => loadConfig({ MAILCUE_TLS_CA: 'ca.pem' }), { message: /missing MAILCUE_TLS_CERT, MAILCUE_TLS_KEY/ });
+});
+
+test('config - an admin token shorter than 32 characters, or the deploy example\'s placeholder, refuses to start', (t) => {
+  for (const token of ['change-me', 'test-admin-token', 'x'.repeat(31), 'CHANGE_ME_TOO', `change-me-${'x'.repeat(40)}`]) {
+    const err = t.throws(() => loadConfig({ MAILCUE_ADMIN_TOKEN: token }), { instanceOf: ConfigError });
+    t.regex(err!.message, /^MAILCUE_ADMIN_TOKEN must be at least 32 characters/);
+    t.false(err!.message.includes('\n'));
+  }
+  // What deploy/ ships as the example secret is refused as written.
+  const secret = /MAILCUE_ADMIN_TOKEN:\s*"([^"]*)"/.exec(readFileSync(new URL('../../deploy/k8s/secret.example.yaml', import.meta.url), 'utf8'))![1]!;
+  t.throws(() => loadConfig({ MAILCUE_ADMIN_TOKEN: secret }), { instanceOf: ConfigError });
+  t.is(loadConfig({ MAILCUE_ADMIN_TOKEN: 'a'.repeat(48) }).adminToken, 'a'.repeat(48));
+  t.is(loadConfig({}).adminToken, null);
 });
