@@ -17,6 +17,26 @@ function addresses(field: AddressObject | AddressObject[] | undefined): string[]
   return list.flatMap((a) => a.value.flatMap((v) => [v, ...(v.group ?? [])]).map((v) => v.address ?? '').filter(Boolean)).map((a) => a.toLowerCase());
 }
 
+/**
+ * A link as the WHATWG URL parser writes it (issue 33): no control characters or white space
+ * (those inside are percent-encoded, tabs and line breaks dropped), only http(s); else null.
+ */
+const UNSAFE_IN_LINK = /[\s\x00-\x1f\x7f-\x9f\u2028\u2029]/;
+
+export function normalizedLink(link: string | null): string | null {
+  if (link === null) return null;
+  // A clean link stays exactly as the mail wrote it (what extraction promises).
+  if (!UNSAFE_IN_LINK.test(link)) return link;
+  try {
+    const url = new URL(link);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+    const href = url.href;
+    return UNSAFE_IN_LINK.test(href) ? null : href;
+  } catch {
+    return null;
+  }
+}
+
 /** Authors shown at most (the raw source keeps them all). */
 const MAX_AUTHORS = 20;
 
@@ -72,7 +92,7 @@ export async function parseMail(raw: Uint8Array): Promise<ParsedWithParts> {
     headers: headerRecord(parsed),
     attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? null, content_type: a.contentType, size: a.size })),
     otp: found.otp,
-    verification_link: found.verification_link,
+    verification_link: normalizedLink(found.verification_link),
     extraction: { otp_reason: found.otp_reason, link_reason: found.link_reason },
     size: raw.byteLength,
     safe_text: safe.safe_text,

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { context, wholeNumber, type Ctx } from './context.js';
 import { CliError } from './errors.js';
 import { payload, segment, type Json } from './http.js';
-import { shortDate } from './output.js';
+import { shortDate, inert } from './output.js';
 
 function messagePath(inbox: string, id: string): string {
   return `/v1/inboxes/${segment(inbox)}/messages/${segment(id)}`;
@@ -29,11 +29,11 @@ function printMessage(ctx: Ctx, m: Json, part: 'all' | 'text' | 'html' | 'header
   if (part === 'text' || part === 'html') {
     const body = m[part];
     if (typeof body !== 'string') throw new CliError('no_body', `message ${String(m.id)} has no ${part} part`);
-    ctx.out.line(body.replace(/\n$/, ''));
+    ctx.out.text(body.replace(/\n$/, ''));
     return;
   }
   if (part === 'headers') {
-    for (const [k, v] of Object.entries((m.headers ?? {}) as Record<string, unknown>)) ctx.out.line(`${k}: ${String(v)}`);
+    for (const [k, v] of Object.entries((m.headers ?? {}) as Record<string, unknown>)) ctx.out.text(`${k}: ${String(v)}`);
     return;
   }
   const attachments = (m.attachments ?? []) as Json[];
@@ -41,7 +41,8 @@ function printMessage(ctx: Ctx, m: Json, part: 'all' | 'text' | 'html' | 'header
     ['Attachments', attachments.map((a, n) => `${n}: ${String(a.filename ?? '(unnamed)')} (${String(a.content_type)}, ${String(a.size)} B)`)],
   ]);
   ctx.out.line('');
-  ctx.out.line(typeof m.text === 'string' ? m.text.replace(/\n$/, '') : ctx.out.paint('dim', '(no text part; see --html)'));
+  if (typeof m.text === 'string') ctx.out.text(m.text.replace(/\n$/, ''));
+  else ctx.out.line(ctx.out.paint('dim', '(no text part; see --html)'));
 }
 
 /** A file name from the sender's mail is untrusted: keep only its last path segment. */
@@ -101,6 +102,9 @@ export function registerMessages(program: Command): void {
       if (flags.output && flags.output !== '-') {
         writeFileSync(flags.output, raw.bytes);
         ctx.out.note(`wrote ${raw.bytes.length} bytes to ${flags.output}`);
+      } else if (ctx.out.tty) {
+        // On a terminal the source is shown inert; piped, it is written byte for byte.
+        ctx.out.stdout.write(inert(Buffer.from(raw.bytes).toString('utf8')));
       } else {
         ctx.out.stdout.write(raw.bytes);
       }

@@ -45,7 +45,7 @@ export class Output {
 
   /** One result: JSON document, the quiet identifier(s), or the human rendering. */
   result(data: unknown, human: () => void, quiet: () => string | string[] | null = () => null): void {
-    if (this.json) return this.line(JSON.stringify(data, null, this.tty ? 2 : undefined));
+    if (this.json) return this.line(inertJson(JSON.stringify(data, null, this.tty ? 2 : undefined)));
     if (this.quiet) {
       const q = quiet();
       for (const l of Array.isArray(q) ? q : q === null ? [] : [q]) this.line(l);
@@ -81,6 +81,11 @@ export class Output {
     this.stdout.write(`${text}\n`);
   }
 
+  /** A line of text that came from a mail or the server: written inert (see inert()). */
+  text(text: string): void {
+    this.line(inert(text));
+  }
+
   /** A remark for people (stderr, so stdout stays parseable); silent with --quiet or --json. */
   note(text: string): void {
     if (!this.quiet && !this.json) this.stderr.write(`${text}\n`);
@@ -95,10 +100,10 @@ export class Output {
 
   error(err: CliError | Error): void {
     const code = 'code' in err && typeof err.code === 'string' ? `${err.code}: ` : '';
-    this.stderr.write(`${this.paint('red', 'error', true)}: ${code}${oneLine(err.message)}\n`);
+    this.stderr.write(`${this.paint('red', 'error', true)}: ${inert(code)}${inert(oneLine(err.message))}\n`);
     const hint = (err as CliError).hint;
-    if (hint) this.stderr.write(`${this.paint('dim', 'hint', true)}: ${oneLine(hint)}\n`);
-    for (const l of (err as CliError).details ?? []) this.stderr.write(`${l}\n`);
+    if (hint) this.stderr.write(`${this.paint('dim', 'hint', true)}: ${inert(oneLine(hint))}\n`);
+    for (const l of (err as CliError).details ?? []) this.stderr.write(`${inert(l)}\n`);
   }
 
   /** A spinner with elapsed seconds on stderr, drawn only when stderr is a terminal. */
@@ -126,8 +131,28 @@ function cell(v: unknown): string {
   if (v === null || v === undefined || v === '') return '-';
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (Array.isArray(v)) return v.map(cell).join(', ');
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
+  if (typeof v === 'object') return inert(JSON.stringify(v));
+  return inert(String(v));
+}
+
+// Terminal control sequences (issue 33): CSI (cursor moves, colours), OSC (titles, OSC 52 clipboard
+// writes, hyperlinks) and other ESC sequences, then any C0/C1 control left but tab and line feed.
+const ESCAPE_SEQUENCE = /\x1b\[[0-?]*[ -\/]*[@-~]?|\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x9b[0-?]*[ -\/]*[@-~]?|\x9d[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[ -\/]*[0-~]?/g;
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+/** A GitHub Actions workflow command (`::set-output`, `::error::`, `##[command]`) at a line's start. */
+const WORKFLOW_COMMAND = /^([ \t]*)(::|##\[)/gm;
+
+/**
+ * Mail-derived text made inert for a terminal and a CI log: escape sequences and control
+ * characters removed, and a line that would be read as a workflow command broken up (`: :`).
+ */
+export function inert(text: string): string {
+  return text.replace(ESCAPE_SEQUENCE, '').replace(CONTROL, '').replace(WORKFLOW_COMMAND, (_, lead: string, cmd: string) => `${lead}${cmd === '::' ? ': :' : '# #['}`);
+}
+
+/** JSON with the C1 controls escaped too (JSON.stringify escapes only C0): the same data, inert bytes. */
+function inertJson(json: string): string {
+  return json.replace(/[\x7f-\x9f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function clip(text: string, max: number | undefined): string {

@@ -94,7 +94,7 @@ export function timedOut(inbox: string, options: WaitOptions): CliError {
 /** Prints what `wait` found: only the code or link with --otp/--link, so `CODE=$(…)` works. */
 export function printWaited(ctx: Ctx, message: Json, want: Want): void {
   if (want !== 'any' && !ctx.out.json) {
-    ctx.out.line(String(want === 'otp' ? message.otp : message.verification_link));
+    ctx.out.text(String(want === 'otp' ? message.otp : message.verification_link));
     return;
   }
   ctx.out.result(message, () => printSummary(ctx, message), () => String(message.id));
