@@ -34,6 +34,8 @@ export const ERRORS = {
   message_not_found: { http: 404, jsonrpc: null },
   attachment_not_found: { http: 404, jsonrpc: null },
   address_taken: { http: 409, jsonrpc: null },
+  /** A role address (RFC 2142, CA domain validation) on a service-owned domain (DESIGN §7). */
+  address_reserved: { http: 403, jsonrpc: null },
   domain_not_verified: { http: 403, jsonrpc: null },
   invalid_domain: { http: 400, jsonrpc: null },
   limit_reached: { http: 400, jsonrpc: null },

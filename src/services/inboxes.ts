@@ -4,6 +4,7 @@ import type { InboxView } from '../contract/model.js';
 import { fail } from '../errors/registry.js';
 import { randomLocalPart } from '../util/ids.js';
 import type { Caller, Deps } from './deps.js';
+import { isReservedLocalPart } from './reserved-addresses.js';
 import { creatorOf, listFilter, requireCreate, withinScope } from './scope.js';
 import { normalizeAddress, normalizeDomain, optionalBool } from './validate.js';
 
@@ -29,6 +30,9 @@ export async function createInbox(deps: Deps, caller: Caller, input: CreateInbox
     if (!parsed) fail('invalid_address', `"${String(input.address)}" is not a valid email address`);
     ({ address, domain } = parsed);
     requireCreate(caller, address);
+    if (deps.config.domains.includes(domain) && isReservedLocalPart(address.slice(0, address.lastIndexOf('@')))) {
+      fail('address_reserved', `${address} is a role address (postmaster, abuse, admin, …) reserved on this service's domains; choose another`);
+    }
     if (input.domain !== undefined && input.domain !== null && normalizeDomain(input.domain) !== domain) {
       fail('invalid_address', 'address and domain disagree');
     }

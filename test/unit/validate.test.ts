@@ -26,3 +26,9 @@ test('validate - ranges are refused, never clamped', (t) => {
   t.is(err.code, 'invalid_parameter');
   t.regex(err.message, /limit/);
 });
+
+test('reserved addresses - role local parts, any case, before a sub-address', async (t) => {
+  const { isReservedLocalPart } = await import('../../src/services/reserved-addresses.js');
+  for (const local of ['postmaster', 'ABUSE', 'ssl-admin', 'admin+ca', 'noc']) t.true(isReservedLocalPart(local), local);
+  for (const local of ['admins', 'postmasters', 'my-admin', 'information']) t.false(isReservedLocalPart(local), local);
+});
