@@ -14,7 +14,10 @@ const READY_TIMEOUT_MS = 120_000;
 
 /** Plan numbers high enough that no limit shapes a figure. */
 export const LIFTED_PLANS = {
-  growth: { opsPerMinute: 100_000_000, restPerMinute: 100_000_000, concurrentSessions: 100_000, monthlyCredits: 1_000_000_000 },
+  growth: {
+    opsPerMinute: 100_000_000, restPerMinute: 100_000_000, concurrentSessions: 100_000, monthlyCredits: 1_000_000_000,
+    maxInboxes: 100_000_000, maxMessagesPerInbox: 100_000_000, maxStoredBytes: 2 ** 50, webhooksPerInbox: 1_000,
+  },
 };
 
 export interface MailcueOptions {

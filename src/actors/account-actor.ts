@@ -2,13 +2,14 @@
 // place where admission is decided, so every front tier in front of the same shards enforces one
 // shared limit. Records are cached in memory because admission must read its own writes at once.
 // Its scoped keys (account-keys.ts) and open sessions (account-sessions.ts) are kept beside it.
-import { sessionCap, type Plan } from '../config/plans.js';
+import { planLimits, sessionCap, type Plan } from '../config/plans.js';
 import { fail } from '../errors/registry.js';
 import { hashesEqual, sha256Hex } from '../security/credentials.js';
 import type { LeaseReturn, Meter } from '../contract/commands.js';
 import type { CommandOf, FamilyOf, Handlers } from '../contract/command-table.js';
 import { scopeOf, type KeyScope, type ScopedKeyRecord } from '../contract/keys.js';
 import type { ActorContext } from './context.js';
+import type { InboxAllowanceType } from './inbox-allowance.js';
 import { toAccountView, type AccountRecord, type AccountView } from '../contract/model.js';
 import type { AccountNotice, Admission, AdmissionLease } from '../contract/results.js';
 import { releaseDomain, reserveDomain } from './account-domains.js';
@@ -66,7 +67,7 @@ export class AccountActor {
   }
 
   /** The account actor's part of the dispatch table (src/contract/command-table.ts). */
-  readonly handlers: Handlers<FamilyOf<'account'>> = {
+  readonly handlers: Handlers<Exclude<FamilyOf<'account'>, InboxAllowanceType>> = {
     'account.create': (cmd) => this.create(cmd),
     'account.get': (cmd) => toAccountView(this.load(cmd.accountId)),
     'account.set_plan': (cmd) => this.update(cmd.accountId, (r) => ({ ...r, plan: cmd.plan }), 'plan'),
@@ -110,6 +111,11 @@ export class AccountActor {
 
   plan(record: AccountRecord): Plan {
     return this.ctx.config.plans[record.plan];
+  }
+
+  /** The plan of an account on this shard (an unknown account fails not_found). */
+  planOf(accountId: string): Plan {
+    return this.plan(this.load(accountId));
   }
 
   private async create(cmd: CommandOf<'account.create'>): Promise<AccountView> {
@@ -367,17 +373,7 @@ export class AccountActor {
     const w = this.window(accountId);
     return {
       plan: plan.name,
-      limits: {
-        tool_execution: plan.toolExecution,
-        ops_per_minute: plan.opsPerMinute,
-        concurrent_sessions: plan.concurrentSessions,
-        open_sessions_cap: sessionCap(plan),
-        requests_per_minute: plan.restPerMinute,
-        custom_domains: plan.customDomains,
-        webhooks: plan.webhooks,
-        monthly_credits: plan.monthlyCredits,
-        price_usd_per_month: plan.priceUsdPerMonth,
-      },
+      limits: planLimits(plan),
       ops_this_minute: w.ops,
       requests_this_minute: w.rest,
       credits_used: record.credits_used,

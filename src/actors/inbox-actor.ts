@@ -15,6 +15,7 @@ import { InboxReclaimer } from './inbox-reclaimer.js';
 import { listAll, listPage } from './inbox-listing.js';
 
 type InboxFamily = FamilyOf<'inbox'> | FamilyOf<'message'>;
+import { quotaOf, setPlan, usageBySlot, withoutMessages } from './inbox-storage.js';
 
 /** A parked long-poll answers this long before the request's own deadline on the front. */
 const WAIT_ANSWER_MARGIN_MS = 1_000;
@@ -44,14 +45,16 @@ export class InboxActor {
 
   /** The inbox actor's part of the dispatch table (src/contract/command-table.ts). */
   readonly handlers: Handlers<InboxFamily> = {
-    'inbox.create': (cmd) => this.create(cmd.accountId, cmd.address, cmd.domain, cmd.requireAuth ?? false, cmd.createdBy),
+    'inbox.create': (cmd) => this.create(cmd),
     'inbox.creator': (cmd) => this.owned(cmd.accountId, cmd.address).created_by ?? null,
-    'inbox.update': (cmd) => this.update(cmd.accountId, cmd.address, cmd.requireAuth),
+    'inbox.update': (cmd) => this.update(cmd.accountId, cmd.address, cmd.requireAuth, cmd.retention),
     'inbox.get': (cmd) => toInboxView(this.owned(cmd.accountId, cmd.address)),
     'inbox.delete': (cmd) => this.remove(cmd.accountId, cmd.address),
     'inbox.list': (cmd) => (cmd.limit === undefined ? listAll(this.ctx, cmd.accountId, cmd.only) : listPage(this.ctx, cmd.accountId, cmd.after ?? null, cmd.limit, cmd.only)),
     'inbox.delete_by_domain': (cmd) => this.removeDomain(cmd.accountId, cmd.domain),
-    'inbox.accepts': (cmd) => this.ownerOf(cmd.address),
+    'inbox.accepts': (cmd) => (cmd.quota ? quotaOf(this.ctx.store.inboxes.get(cmd.address)) : this.ownerOf(cmd.address)),
+    'inbox.usage': (cmd) => usageBySlot(this.ctx.store, cmd.accountId),
+    'inbox.set_plan': (cmd) => setPlan(this.ctx.store, cmd.accountId, cmd.plan),
     'inbox.deliver': (cmd) => this.deliver(cmd),
     'message.list': (cmd) => this.listMessages(cmd).data,
     'message.list_view': (cmd) => {
@@ -114,11 +117,13 @@ export class InboxActor {
     return message;
   }
 
-  private async create(accountId: string, address: string, domain: string, requireAuth: boolean, createdBy: string | undefined): Promise<InboxView> {
+  private async create(cmd: CommandOf<'inbox.create'>): Promise<InboxView> {
     const { store } = this.ctx;
+    const { accountId, address } = cmd;
     const record: InboxRecord = {
-      address, domain, account_id: accountId, created_at: new Date(this.ctx.now()).toISOString(), message_count: 0, unread_count: 0,
-      require_auth: requireAuth, ...(createdBy ? { created_by: createdBy } : {}),
+      address, domain: cmd.domain, account_id: accountId, created_at: new Date(this.ctx.now()).toISOString(), message_count: 0, unread_count: 0,
+      require_auth: cmd.requireAuth ?? false, bytes: 0, retention: cmd.retention ?? null, ...(cmd.plan ? { plan: cmd.plan } : {}),
+      ...(cmd.createdBy ? { created_by: cmd.createdBy } : {}),
     };
     // The address's previous inbox may still be losing its messages: they go first (a new inbox
     // never shows an old one's mail). Only this request waits; other inboxes' reads go on between batches.
@@ -133,10 +138,12 @@ export class InboxActor {
   }
 
   /** Policy changes apply to waits that start afterwards; parked ones keep the policy they began with. */
-  private async update(accountId: string, address: string, requireAuth: boolean): Promise<InboxView> {
+  private async update(accountId: string, address: string, requireAuth: boolean | undefined, retention: number | null | undefined): Promise<InboxView> {
     const { store } = this.ctx;
     return store.transaction(() => {
-      const next = { ...this.owned(accountId, address), require_auth: requireAuth };
+      const next = { ...this.owned(accountId, address) };
+      if (requireAuth !== undefined) next.require_auth = requireAuth;
+      if (retention !== undefined) next.retention = retention;
       store.inboxes.update(next);
       return toInboxView(next);
     });
@@ -219,6 +226,7 @@ export class InboxActor {
     const delivered: { message: MessageRecord; accountId: string }[] = [];
     const duplicates: string[] = [];
     const gone: string[] = [];
+    const full: string[] = [];
     await store.transaction(() => {
       for (const address of cmd.addresses) {
         const current = store.inboxes.get(address);
@@ -230,10 +238,18 @@ export class InboxActor {
           duplicates.push(address);
           continue;
         }
+        // Checked where the count commits, so racing deliveries cannot pass the plan's limit (DESIGN §7).
+        const max = cmd.maxMessages?.[address];
+        if (max !== undefined && current.message_count >= max) {
+          full.push(address);
+          continue;
+        }
         // Not `{ ...cmd.message, id, … }`: V8 defines each key after a spread through the runtime
         // (docs/development.md; bench/results/history/2026-11-levers.json: 9.8-11.1 against 3.7-3.9 µs to build and pack it).
         const message: MessageRecord = Object.assign({}, cmd.message, { id, inbox: address, date, read: false });
-        store.inboxes.update({ ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1 });
+        store.inboxes.update({
+          ...current, message_count: current.message_count + 1, unread_count: current.unread_count + 1, bytes: (current.bytes ?? 0) + message.size,
+        });
         store.messages.put(message);
         if (cmd.digest !== undefined) store.messages.putDigest(address, id, cmd.digest);
         for (const hook of this.inTransaction) hook(message);
@@ -246,7 +262,7 @@ export class InboxActor {
       this.noteChange(accountId, message.inbox);
       for (const hook of this.afterCommit) hook(message);
     }
-    return { id, delivered: delivered.map((d) => d.message.inbox), duplicates, gone };
+    return { id, delivered: delivered.map((d) => d.message.inbox), duplicates, gone, full };
   }
 
   private newest(address: string): MessageRecord | undefined {
@@ -310,9 +326,7 @@ export class InboxActor {
       const message = this.message(accountId, address, id);
       const inbox = store.inboxes.get(address)!;
       store.messages.remove(address, id);
-      store.inboxes.update({
-        ...inbox, message_count: Math.max(0, inbox.message_count - 1), unread_count: Math.max(0, inbox.unread_count - (message.read ? 0 : 1)),
-      });
+      store.inboxes.update(withoutMessages(inbox, [message]));
     });
     this.noteChange(accountId, address);
     return { id };

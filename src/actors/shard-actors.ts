@@ -12,23 +12,29 @@ import type { ActorContext } from './context.js';
 import type { AccountNotice, Durability, RequestScope, ShardStats } from '../contract/results.js';
 import { DomainActor } from './domain-actor.js';
 import { InboxActor } from './inbox-actor.js';
+import { InboxAllowance } from './inbox-allowance.js';
 import { OAuthActor } from './oauth-actor.js';
 import { WebhookActor } from './webhook-actor.js';
 import { WaiterRegistry } from './waiters.js';
 import { SessionEvents } from './session-events.js';
+import { Retention } from './retention.js';
+import { slotOf } from '../cluster/slots.js';
 
 /** Listings gathered from every shard: in cluster mode each answers only what it owns. */
-const LISTINGS: ReadonlySet<CommandType> = new Set(['inbox.list', 'domain.list', 'webhook.list']);
+const LISTINGS: ReadonlySet<CommandType> = new Set(['inbox.list', 'domain.list', 'webhook.list', 'inbox.usage']);
 
 export class ShardActors {
   readonly ctx: ActorContext;
   readonly accounts: AccountActor;
+  readonly allowance: InboxAllowance;
   readonly inboxes: InboxActor;
   readonly domains: DomainActor;
   readonly oauth: OAuthActor;
   readonly webhooks: WebhookActor;
   readonly feed = new AccountFeed();
   readonly sessionEvents: SessionEvents;
+  readonly retention: Retention;
+  private readonly retentionTimer: NodeJS.Timeout;
   private readonly commands = new Map<string, number>();
   /** Every command's handler (src/contract/command-table.ts): the compiler checks none is missing. */
   private readonly handlers: Handlers<CommandType>;
@@ -49,6 +55,7 @@ export class ShardActors {
       key: (accountId, keyId) => this.accounts.key(accountId, keyId),
     });
     this.accounts = new AccountActor(this.ctx, (accountId, hash, generation) => this.oauth.accessGrant(accountId, hash, generation));
+    this.allowance = new InboxAllowance(this.ctx, (accountId) => this.accounts.planOf(accountId));
     this.inboxes = new InboxActor(this.ctx);
     this.sessionEvents = new SessionEvents(now);
     this.domains = new DomainActor(this.ctx);
@@ -62,6 +69,7 @@ export class ShardActors {
     this.webhooks.start();
     this.handlers = {
       ...this.accounts.handlers,
+      ...this.allowance.handlers,
       ...this.inboxes.handlers,
       ...this.domains.handlers,
       ...this.oauth.handlers,
@@ -89,6 +97,10 @@ export class ShardActors {
     if (config.etcdEndpoints.length === 0) this.inboxes.reclaimer.resume();
     this.purger = setInterval(() => void this.purge(), config.purgeIntervalMs);
     this.purger.unref();
+    this.retention = new Retention(config, store, now, slotOf);
+    this.retention.changed.push((accountId, address) => this.feed.note(accountId, { kind: 'inbox', inbox: address }));
+    this.retentionTimer = setInterval(() => void this.retention.sweep().catch(() => undefined), config.retentionIntervalMs);
+    this.retentionTimer.unref();
   }
 
   /** Expired OAuth records, idle sessions and past rate windows go (DESIGN §7). */
@@ -157,6 +169,8 @@ export class ShardActors {
   /** Graceful stop: answer parked waiters, then flush and close LMDB. */
   async close(): Promise<void> {
     clearInterval(this.purger);
+    clearInterval(this.retentionTimer);
+    await this.retention.stop();
     this.ctx.waiters.drain();
     this.feed.drain();
     this.sessionEvents.drain();

@@ -10,14 +10,13 @@ import { HttpsSender, type AttemptResult } from '../webhooks/https-sender.js';
 import { newMessageBody, serviceSignature, signedHeaders } from '../webhooks/payload.js';
 import type { CommandOf, FamilyOf, Handlers } from '../contract/command-table.js';
 import type { ActorContext } from './context.js';
+import { SenderShares } from './sender-shares.js';
+import { OpenedKeys } from './opened-keys.js';
 import type { DeliveryLog, MessageRecord, WebhookRecord } from '../contract/model.js';
 
 export const MAX_CONSECUTIVE_FAILURES = 10;
-/** Targets in flight at once; an entry's targets go together, so one may take it past this. */
-const MAX_IN_FLIGHT = 64;
 const DELIVERY_LOG_SIZE = 100;
 const JITTER = 0.2;
-const OPENED_KEYS_MAX = 10_000;
 
 /** One target of an outbox entry on its way, with where it goes and the key that signs it. */
 interface Send {
@@ -37,18 +36,19 @@ interface Sending {
   done: Set<string>;
   /** Targets sent whose outcome is not yet committed. */
   outstanding: number;
+  /** The account whose inbox the entry's webhooks watch: its share of the senders counts them. */
+  accountId: string;
 }
 
 export class WebhookActor {
   /** Entries being sent, by their own event id. */
   private readonly sending = new Map<string, Sending>();
-  /** Targets sent whose outcome is not yet committed, over every entry. */
-  private inFlight = 0;
+  /** Attempts in flight, shared fairly across accounts. */
+  private readonly shares = new SenderShares();
   /** Inboxes that have (or had, since start) a webhook: a delivery to any other skips the index. */
   private watched: Set<string> | null = null;
   private sender: HttpsSender | null = null;
-  /** Each account's API key as last opened, with the sealed bytes it was opened from. */
-  private readonly openedKeys = new Map<string, { sealed: Buffer; key: string }>();
+  private readonly openedKeys: OpenedKeys;
   private timer: NodeJS.Timeout | null = null;
   private pumpQueued = false;
   /** Attempts finished in this turn, logged together. */
@@ -58,7 +58,9 @@ export class WebhookActor {
   readonly attempted: ((accountId: string) => void)[] = [];
 
   /** `inboxOwner`: the inbox actor's answer to "whose inbox is this?" (its records are its own). */
-  constructor(private readonly ctx: ActorContext, private readonly inboxOwner: (address: string) => string | null) {}
+  constructor(private readonly ctx: ActorContext, private readonly inboxOwner: (address: string) => string | null) {
+    this.openedKeys = new OpenedKeys(ctx.sealer);
+  }
 
   private get webhooks() {
     return this.ctx.store.webhooks;
@@ -94,6 +96,9 @@ export class WebhookActor {
           this.webhooks.update(next);
           return { created: false, webhook: next };
         }
+      }
+      if (cmd.max !== undefined && this.webhooks.idsForInbox(cmd.inbox).length >= cmd.max) {
+        fail('limit_reached', `An inbox can have at most ${cmd.max} webhooks on your plan; delete one first`);
       }
       const webhook: WebhookRecord = {
         id: `wh_${randomHex(12)}`, account_id: cmd.accountId, inbox: cmd.inbox, url: cmd.url,
@@ -175,6 +180,7 @@ export class WebhookActor {
   /** Webhooks and outbox entries arrived with a slot: index them again and send what is due. */
   reload(): void {
     this.watched = null;
+    this.shares.reset();
     this.schedule(0);
   }
 
@@ -203,53 +209,47 @@ export class WebhookActor {
     }, delayMs);
   }
 
-  /** Sends every due entry, up to MAX_IN_FLIGHT targets at once. */
+  /**
+   * Sends due entries, each account up to its share of the senders (sender-shares.ts): entries it
+   * passed over before come first, then what the due index holds past where it read last.
+   */
   private pump(): void {
     const now = this.ctx.now();
     let nextDue = Infinity;
     const batch: { sending: Sending; sends: Send[] }[] = [];
     const drop: DueKey[] = [];
-    let starting = 0;
     // An account's key is read and compared once per pump, not per target.
     const keys = new Map<string, string | undefined>();
     const keyOf = (accountId: string) => {
-      if (!keys.has(accountId)) keys.set(accountId, this.signingKey(accountId));
+      if (!keys.has(accountId)) keys.set(accountId, this.openedKeys.open(accountId, this.webhooks.sealedKey(accountId)));
       return keys.get(accountId);
     };
-    // Keys first: an entry already in flight is skipped without reading its body.
-    entries: for (const due of this.outbox.dueKeys()) {
+    const take = (due: DueKey) => {
+      const taken = this.take(due, keyOf);
+      if (taken === 'drop') drop.push(due);
+      else if (taken !== null) batch.push(taken);
+    };
+    const { shares } = this;
+    for (const [eventId, d] of shares.deferred) {
+      if (shares.full) break;
+      if (!shares.mayStart(d.accountId)) continue;
+      shares.deferred.delete(eventId);
+      take(d.due);
+    }
+    // Keys first: an entry already in flight or passed over is skipped without reading its body.
+    for (const due of this.outbox.dueKeys(shares.scanFrom())) {
       if (due.dueMs > now) {
         nextDue = due.dueMs;
         break;
       }
-      if (this.inFlight + starting >= MAX_IN_FLIGHT) break; // a finishing attempt pumps again
-      if (this.sending.has(due.eventId)) continue;
-      const entry = this.outbox.get(due);
-      if (!entry) continue;
-      const sending: Sending = { at: due, entry, done: new Set(), outstanding: 0 };
-      const sends: Send[] = [];
-      for (const target of entry.targets) {
-        const webhook = this.webhooks.get(target.webhook_id, due.slot);
-        // A follower's copy of the outbox waits: the slot's primary sends it (DESIGN.md §8).
-        if (webhook && this.sendsFor && !this.sendsFor(webhook.inbox)) continue entries;
-        const apiKey = webhook && !webhook.disabled ? keyOf(webhook.account_id) : undefined;
-        // Deleted or disabled since it was queued: nothing to send.
-        if (!webhook || apiKey === undefined) sending.done.add(target.event_id);
-        else sends.push({ target, url: webhook.url, apiKey });
-      }
-      if (sends.length === 0) {
-        drop.push(due);
-        continue;
-      }
-      sending.outstanding = sends.length;
-      starting += sends.length;
-      batch.push({ sending, sends });
+      if (shares.full || shares.saturated) break; // a finishing attempt pumps again
+      if (!this.sending.has(due.eventId) && !shares.deferred.has(due.eventId)) take(due);
+      shares.scannedTo(due);
     }
     for (const d of drop) this.outbox.remove(d);
     if (nextDue !== Infinity) this.schedule(Math.max(1, nextDue - now));
     if (batch.length === 0) return;
     for (const { sending } of batch) this.sending.set(sending.entry.event_id, sending);
-    this.inFlight += starting;
     // Notify only of acknowledged mail: with followers, once they hold the entries too (a primary
     // that died before that would have announced a message its successor never had).
     this.afterReplicated(() => this.send(batch, now));
@@ -263,18 +263,34 @@ export class WebhookActor {
   }
 
   /**
-   * The account's API key, opened once per sealed value rather than per delivery: the sealed
-   * bytes are still read each time, so a rotated key signs from its first delivery on.
+   * One due entry: its sends, counted against its account's share; 'drop' when nothing is left to
+   * send; null when it waits (its account's share is in flight: deferred) or is a follower's copy.
    */
-  private signingKey(accountId: string): string | undefined {
-    const sealed = this.webhooks.sealedKey(accountId);
-    if (!sealed) return undefined;
-    const known = this.openedKeys.get(accountId);
-    if (known && Buffer.compare(known.sealed, sealed) === 0) return known.key;
-    const key = this.ctx.sealer.open(sealed);
-    if (this.openedKeys.size >= OPENED_KEYS_MAX) this.openedKeys.clear();
-    this.openedKeys.set(accountId, { sealed: Buffer.from(sealed), key });
-    return key;
+  private take(due: DueKey, keyOf: (accountId: string) => string | undefined): { sending: Sending; sends: Send[] } | 'drop' | null {
+    const entry = this.outbox.get(due);
+    if (!entry) return null;
+    const sending: Sending = { at: due, entry, done: new Set(), outstanding: 0, accountId: '' };
+    const sends: Send[] = [];
+    for (const target of entry.targets) {
+      const webhook = this.webhooks.get(target.webhook_id, due.slot);
+      // A follower's copy of the outbox waits: the slot's primary sends it (DESIGN.md §8).
+      if (webhook && this.sendsFor && !this.sendsFor(webhook.inbox)) return null;
+      const apiKey = webhook && !webhook.disabled ? keyOf(webhook.account_id) : undefined;
+      // Deleted or disabled since it was queued: nothing to send.
+      if (!webhook || apiKey === undefined) sending.done.add(target.event_id);
+      else {
+        sends.push({ target, url: webhook.url, apiKey });
+        sending.accountId = webhook.account_id;
+      }
+    }
+    if (sends.length === 0) return 'drop';
+    if (!this.shares.mayStart(sending.accountId)) {
+      this.shares.defer(due, sending.accountId);
+      return null;
+    }
+    sending.outstanding = sends.length;
+    this.shares.started(sending.accountId, sends.length);
+    return { sending, sends };
   }
 
   // Signed inline: two HMACs of a small body cost a few µs, a pool round trip far more
@@ -341,8 +357,8 @@ export class WebhookActor {
       // Out of flight only once the outbox no longer holds them, so a pump never sends one twice.
       for (const { sending } of outcomes) {
         if (--sending.outstanding === 0) this.sending.delete(sending.entry.event_id);
+        this.shares.finished(sending.accountId, 1);
       }
-      this.inFlight -= outcomes.length;
       this.schedule(retryInMs);
     });
   }

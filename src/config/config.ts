@@ -3,7 +3,7 @@
 // can be handed to worker threads as workerData.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_PLANS, PLAN_NAMES, type Plan, type PlanName } from './plans.js';
+import { DEFAULT_PLANS, PLAN_NAMES, PLAN_NUMBERS, type Plan, type PlanName } from './plans.js';
 
 export interface ShardAddress {
   readonly id: number;
@@ -57,6 +57,8 @@ export interface Config {
   readonly oauthGrantTtlMs: number;
   /** How often each shard purges expired codes, tokens and sessions. */
   readonly purgeIntervalMs: number;
+  /** How often each shard deletes messages past their retention (in bounded batches). */
+  readonly retentionIntervalMs: number;
   /** GET /authorize calls per client IP per minute, on each front. */
   readonly authorizePerIpPerMinute: number;
   readonly allowedOrigins: readonly string[];
@@ -201,6 +203,12 @@ function plansFrom(env: Env): Record<PlanName, Plan> {
     }
     for (const [name, patch] of Object.entries(overrides)) {
       if (!(PLAN_NAMES as readonly string[]).includes(name)) throw new ConfigError(`MAILCUE_PLANS_FILE: unknown plan "${name}"`);
+      for (const [field, value] of Object.entries(patch ?? {})) {
+        const min = PLAN_NUMBERS[field];
+        if (min !== undefined && (!Number.isSafeInteger(value) || (value as number) < min)) {
+          throw new ConfigError(`MAILCUE_PLANS_FILE: ${name}.${field} must be a whole number of at least ${min}, got ${JSON.stringify(value)}`);
+        }
+      }
       plans[name as PlanName] = { ...plans[name as PlanName], ...patch, name: name as PlanName };
     }
   }
@@ -304,6 +312,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     oauthCodeTtlMs: int(env, 'MAILCUE_OAUTH_CODE_TTL_MS', DEFAULTS.oauthCodeTtlMs, 100),
     oauthGrantTtlMs: int(env, 'MAILCUE_OAUTH_GRANT_TTL_MS', 30 * 24 * 3_600_000, 1000),
     purgeIntervalMs: int(env, 'MAILCUE_PURGE_INTERVAL_MS', 60_000, 100),
+    retentionIntervalMs: int(env, 'MAILCUE_RETENTION_INTERVAL_MS', 60_000, 100),
     authorizePerIpPerMinute: int(env, 'MAILCUE_AUTHORIZE_PER_IP_PER_MINUTE', 60, 1),
     allowedOrigins: list(env, 'MAILCUE_ALLOWED_ORIGINS', []),
     plans: plansFrom(env),

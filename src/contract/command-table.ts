@@ -5,7 +5,8 @@
 import type { Command, CommandType, SessionTerms } from './commands.js';
 import type { AccountView, AttachmentContent, DeliveryLog, DomainRecord, InboxView, MessageRecord, MessageSummary, WebhookRecord } from './model.js';
 import type { KeyView } from './keys.js';
-import type { AccountUsage, Admission, ANSWERED_LATER, ChangesAnswer, DeliverResult, IssuedTokens, RequestScope, ShardStats, SlotPosition, StreamEvents, WaitResult } from './results.js';
+import type { AccountUsage, Admission, ANSWERED_LATER, ChangesAnswer, DeliverResult, InboxQuota, IssuedTokens, RequestScope, ShardStats, SlotPosition, SlotUsage, StreamEvents, WaitResult } from './results.js';
+import type { PlanName } from '../config/plans.js';
 
 export type { CommandType };
 
@@ -74,6 +75,11 @@ export const COMMAND_TABLE = {
   'account.key_list': { returns: returns<KeyView[]>(), route: account, resend: true, parks: false, feed: null, caller: 'front' },
   'account.key_rotate': { returns: returns<KeyView>(), route: account, resend: false, parks: false, feed: null, caller: 'front' },
   'account.key_delete': { returns: returns<{ id: string }>(), route: account, resend: false, parks: false, feed: null, caller: 'front' },
+  /** Storage governance (src/actors/inbox-allowance.ts): the account's inbox slots against its plan. */
+  'account.inbox_reserve': { returns: returns<{ reserved: boolean; plan: PlanName; held: number }>(), route: account, resend: false, parks: false, feed: null, caller: 'front' },
+  'account.inbox_release': { returns: returns<null>(), route: account, resend: true, parks: false, feed: null, caller: 'front' },
+  /** How many slots the account holds after the reconcile. */
+  'account.inbox_reconcile': { returns: returns<number>(), route: account, resend: true, parks: false, feed: null, caller: 'front' },
 
   'inbox.create': { returns: returns<InboxView>(), route: inbox, resend: false, parks: false, feed: 'inbox', caller: 'front' },
   'inbox.update': { returns: returns<InboxView>(), route: inbox, resend: false, parks: false, feed: null, caller: 'front' },
@@ -84,8 +90,12 @@ export const COMMAND_TABLE = {
   'inbox.list': { returns: returns<InboxView[]>(), route: 'every', resend: true, parks: false, feed: null, caller: 'front' },
   /** The addresses removed. */
   'inbox.delete_by_domain': { returns: returns<string[]>(), route: 'every', resend: false, parks: false, feed: 'inbox', caller: 'front' },
-  /** The account owning the inbox, or null. */
-  'inbox.accepts': { returns: returns<string | null>(), route: inbox, resend: true, parks: false, feed: null, caller: 'front' },
+  /** The account owning the inbox, or null; with `quota`, also how full it is. */
+  'inbox.accepts': { returns: returns<string | InboxQuota | null>(), route: inbox, resend: true, parks: false, feed: null, caller: 'front' },
+  /** Per slot this shard serves: the account's inboxes, messages and bytes there. */
+  'inbox.usage': { returns: returns<SlotUsage[]>(), route: 'every', resend: true, parks: false, feed: null, caller: 'front' },
+  /** How many of the account's inboxes the shard holds. */
+  'inbox.set_plan': { returns: returns<number>(), route: 'every', resend: true, parks: false, feed: null, caller: 'front' },
   'inbox.deliver': { returns: returns<DeliverResult>(), route: firstRecipient, resend: false, parks: false, feed: 'inbox', caller: 'front' },
   'message.set_auth': { returns: returns<{ id: string }>(), route: firstRecipient, resend: false, parks: false, feed: 'inbox', caller: 'front' },
 

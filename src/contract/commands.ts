@@ -79,14 +79,24 @@ export type AccountCommand =
   | { type: 'account.key_create'; accountId: string; key: NewKey }
   | { type: 'account.key_list'; accountId: string }
   | { type: 'account.key_rotate'; accountId: string; keyId: string; hash: string }
-  | { type: 'account.key_delete'; accountId: string; keyId: string };
+  | { type: 'account.key_delete'; accountId: string; keyId: string }
+  /** Holds one of the account's inbox slots against its plan's maxInboxes, atomically; answers the plan. */
+  | { type: 'account.inbox_reserve'; accountId: string; address: string }
+  /** Gives inbox slots back (the inboxes were deleted, or never created). */
+  | { type: 'account.inbox_release'; accountId: string; addresses: string[] }
+  /** Keeps only the slots of these inboxes (the ones that exist): slots a crash left behind go. */
+  | { type: 'account.inbox_reconcile'; accountId: string; addresses: string[] };
 
 export type InboxCommand =
   /** `createdBy`: the scoped key creating it, which may then use it (KeyScope.created_inboxes). */
-  | { type: 'inbox.create'; accountId: string; address: string; domain: string; requireAuth?: boolean; createdBy?: string }
+  | {
+      type: 'inbox.create'; accountId: string; address: string; domain: string; requireAuth?: boolean; createdBy?: string;
+      /** The owner's plan (its retention applies here) and the inbox's own shorter retention in seconds. */
+      plan?: PlanName; retention?: number | null;
+    }
   /** The scoped key that created an owned inbox, or null. */
   | { type: 'inbox.creator'; accountId: string; address: string }
-  | { type: 'inbox.update'; accountId: string; address: string; requireAuth: boolean }
+  | { type: 'inbox.update'; accountId: string; address: string; requireAuth?: boolean; retention?: number | null }
   | { type: 'inbox.get'; accountId: string; address: string }
   | { type: 'inbox.delete'; accountId: string; address: string }
   /**
@@ -96,7 +106,12 @@ export type InboxCommand =
    */
   | { type: 'inbox.list'; accountId: string; limit?: number; after?: InboxPageBoundary | null; only?: { addresses: string[]; createdBy: string | null } }
   | { type: 'inbox.delete_by_domain'; accountId: string; domain: string }
-  | { type: 'inbox.accepts'; address: string }
+  /** The inbox's owner, or null; with `quota`, `{account_id, messages, bytes}` (storage limits at RCPT). */
+  | { type: 'inbox.accepts'; address: string; quota?: boolean }
+  /** The account's storage on this shard: per slot, its inboxes, messages and bytes (summed by the front). */
+  | { type: 'inbox.usage'; accountId: string }
+  /** The account's plan changed: its inboxes on this shard follow (their retention). */
+  | { type: 'inbox.set_plan'; accountId: string; plan: PlanName }
   /**
    * One message to the recipients one shard owns (the front groups them): stored once. `digest`
    * identifies it (src/ingress/ingest-digest.ts): an inbox that already holds it stores nothing
@@ -104,7 +119,11 @@ export type InboxCommand =
    * `parts`: the decoded bytes of the message's attachments, in the order of `message.attachments`,
    * stored beside the source so that a download reads them (absent: none, or an older front).
    */
-  | { type: 'inbox.deliver'; addresses: string[]; message: ParsedMessage; raw: Uint8Array; digest?: string; parts?: Uint8Array[] }
+  | {
+      type: 'inbox.deliver'; addresses: string[]; message: ParsedMessage; raw: Uint8Array; digest?: string; parts?: Uint8Array[];
+      /** Per address, the most messages its inbox may hold (its plan's); a full inbox takes nothing (`full`). */
+      maxMessages?: Record<string, number>;
+    }
   /** The sender-authentication result of a message delivered (to these inboxes) while its check still ran. */
   | { type: 'message.set_auth'; addresses: string[]; id: string; authentication: Authentication };
 
@@ -185,8 +204,11 @@ export type OAuthCommand =
   | { type: 'oauth.refresh'; accountId: string; refreshHash: string; accessHash: string; newRefreshHash: string };
 
 export type WebhookCommand =
-  /** `keySealed`: the account's API key as `account.sealed_key` gives it; the shard opens it to sign. */
-  | { type: 'webhook.register'; accountId: string; inbox: string; url: string; keySealed: Uint8Array }
+  /**
+   * `keySealed`: the account's API key as `account.sealed_key` gives it; the shard opens it to sign.
+   * `max`: webhooks the inbox may have (its plan's webhooksPerInbox); absent from older fronts: unchecked.
+   */
+  | { type: 'webhook.register'; accountId: string; inbox: string; url: string; keySealed: Uint8Array; max?: number }
   | { type: 'webhook.list'; accountId: string; all: boolean }
   | { type: 'webhook.delete'; accountId: string; id: string }
   | { type: 'webhook.deliveries'; accountId: string; id: string }

@@ -41,6 +41,12 @@ export interface InboxRecord {
   require_auth?: boolean;
   /** The scoped key that created it, which may then use it (issue 36); absent otherwise. */
   created_by?: string;
+  /** Raw bytes of the messages it holds (DESIGN §7 usage); absent on records older than storage limits: 0. */
+  bytes?: number;
+  /** The inbox's own retention in seconds, shorter than its plan's; null or absent: the plan's. */
+  retention?: number | null;
+  /** The owner's plan, kept here for the shard's retention sweep; absent on older records (not swept). */
+  plan?: PlanName;
 }
 
 export interface InboxView {
@@ -50,6 +56,8 @@ export interface InboxView {
   message_count: number;
   unread_count: number;
   require_auth: boolean;
+  /** Seconds a message is kept; null: the plan's retention. */
+  retention: number | null;
 }
 
 export interface AttachmentMeta {
@@ -177,6 +185,7 @@ export function toInboxView(r: InboxRecord): InboxView {
     message_count: r.message_count,
     unread_count: r.unread_count,
     require_auth: r.require_auth ?? false,
+    retention: r.retention ?? null,
   };
 }
 

@@ -50,6 +50,36 @@ export interface DeliverResult {
   delivered: string[];
   duplicates: string[];
   gone: string[];
+  /** Inboxes at their plan's message limit: nothing stored for them (absent from older shards). */
+  full?: string[];
+}
+
+/** An account's storage in one slot of one shard (`inbox.usage`); the front sums them. */
+export interface StorageUsage {
+  inboxes: number;
+  messages: number;
+  bytes: number;
+}
+
+/** The rows of `inbox.usage`: one per slot. */
+export type SlotUsage = StorageUsage & { slot: number };
+
+/** `inbox.accepts` with `quota`: the owner and how full the inbox is. */
+export interface InboxQuota {
+  account_id: string;
+  messages: number;
+  bytes: number;
+}
+
+/** Sums per-slot rows from every shard into the account's usage. */
+export function sumUsage(rows: Iterable<StorageUsage>): StorageUsage {
+  const total = { inboxes: 0, messages: 0, bytes: 0 };
+  for (const r of rows) {
+    total.inboxes += r.inboxes;
+    total.messages += r.messages;
+    total.bytes += r.bytes;
+  }
+  return total;
 }
 
 /**

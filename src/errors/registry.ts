@@ -79,6 +79,8 @@ export const ERRORS = {
   moved: { http: 503, jsonrpc: -32603, smtp: TEMPORARY },
   // SMTP ingress bounds (DESIGN §7); the HTTP status is only what a log or a test would show.
   too_many_recipients: { http: 400, jsonrpc: null, smtp: [452, '4.5.3'] },
+  /** An inbox or account at its plan's storage limit (DESIGN §7): the sender keeps the mail and retries. */
+  mailbox_full: { http: 507, jsonrpc: null, smtp: [452, '4.2.2'] },
   too_many_connections: { http: 429, jsonrpc: null, smtp: [421, '4.7.0'] },
   ingress_busy: { http: 503, jsonrpc: null, smtp: [451, '4.3.2'] },
   unavailable: { http: 503, jsonrpc: -32603, smtp: TEMPORARY },

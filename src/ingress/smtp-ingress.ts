@@ -16,6 +16,7 @@ import { ingestDigest } from './ingest-digest.js';
 import { MailAuthenticator } from './mail-auth.js';
 import { ConnectionsPerIp, InflightBudget, readBounded } from './smtp-limits.js';
 import { clientKey } from '../security/client-key.js';
+import { StorageQuota } from './storage-quota.js';
 
 type SmtpError = Error & { responseCode?: number };
 
@@ -35,23 +36,36 @@ const RETRY_PARSE_MAX_BYTES = 256 * 1024;
  * Recipients the shards confirmed recently. A mail burst to the same inbox skips the RCPT round
  * trip; an inbox deleted within the window is still refused, at the end of DATA (550) instead.
  */
+interface Recipient {
+  until: number;
+  owner: string;
+  /** Messages the inbox held when its shard answered, plus those this front delivered since; null: unknown. */
+  messages: number | null;
+}
+
 class RecentRecipients {
-  private readonly seen = new Map<string, { until: number; owner: string }>();
+  private readonly seen = new Map<string, Recipient>();
 
   constructor(private readonly ttlMs: number, private readonly max: number) {}
 
-  /** The owning account of a recently confirmed recipient, or null. */
-  owner(address: string): string | null {
-    const hit = this.seen.get(address);
-    if (hit === undefined) return null;
-    if (hit.until > Date.now()) return hit.owner;
+  /** A recently confirmed inbox, or null. */
+  get(address: string): Recipient | null {
+    const entry = this.seen.get(address);
+    if (entry === undefined) return null;
+    if (entry.until > Date.now()) return entry;
     this.seen.delete(address);
     return null;
   }
 
-  add(address: string, owner: string): void {
+  /** This front delivered a message to the inbox. */
+  delivered(address: string): void {
+    const entry = this.seen.get(address);
+    if (entry && entry.messages !== null) entry.messages++;
+  }
+
+  add(address: string, owner: string, messages: number | null): void {
     this.seen.delete(address);
-    this.seen.set(address, { until: Date.now() + this.ttlMs, owner });
+    this.seen.set(address, { until: Date.now() + this.ttlMs, owner, messages });
     if (this.seen.size > this.max) this.seen.delete(this.seen.keys().next().value!);
   }
 
@@ -92,6 +106,33 @@ class NamedRecipients {
  * its first accepted recipient, so a tenant's flood of mail waits behind itself.
  */
 const accountOf = new WeakMap<Envelope, string>();
+
+/** The owner of each recipient accepted at RCPT, per envelope (storage limits at the end of DATA). */
+class RecipientOwners {
+  private readonly owners = new WeakMap<Envelope, Map<string, string>>();
+
+  set(envelope: Envelope, address: string, owner: string): void {
+    let map = this.owners.get(envelope);
+    if (!map) this.owners.set(envelope, (map = new Map()));
+    map.set(address, owner);
+  }
+
+  of(envelope: Envelope, address: string): string | undefined {
+    return this.owners.get(envelope)?.get(address);
+  }
+}
+
+/** The size the sender declared with MAIL FROM (RFC 1870 SIZE=), or 0. */
+function declaredSize(session: SMTPServerSession): number {
+  const from = session.envelope.mailFrom as (SMTPServerAddress & { args?: Record<string, string> }) | false;
+  const size = from ? Number(from.args?.SIZE) : NaN;
+  return Number.isSafeInteger(size) && size > 0 ? size : 0;
+}
+
+const FULL_TEXT: Record<'inbox' | 'account', string> = {
+  inbox: 'Mailbox full: the inbox holds as many messages as its plan allows, try again later',
+  account: 'Mailbox full: the account stores as many bytes as its plan allows, try again later',
+};
 
 export interface SmtpIngress {
   readonly port: number;
@@ -142,6 +183,35 @@ function coalesceReplies(socket: Socket): void {
   } as Socket['write'];
 }
 
+/**
+ * The recipients that can take a message of `size` bytes now, those whose inbox or account is
+ * full, and each taker's message limit for the shard's own check where the message commits.
+ */
+async function withinLimits(quota: StorageQuota, owners: RecipientOwners, envelope: Envelope, size: number) {
+  const recipients: string[] = [];
+  const full: string[] = [];
+  const maxMessages: Record<string, number> = {};
+  /** Bytes this message adds to each account so far: several of its inboxes count it each. */
+  const adding = new Map<string, number>();
+  for (const address of new Set(envelope.rcptTo.map((r) => r.address.toLowerCase()))) {
+    const owner = owners.of(envelope, address);
+    if (owner === undefined) {
+      recipients.push(address);
+      continue;
+    }
+    const bytes = (adding.get(owner) ?? 0) + size;
+    if (await quota.check(owner, null, bytes)) {
+      full.push(address);
+      continue;
+    }
+    adding.set(owner, bytes);
+    recipients.push(address);
+    const max = quota.maxMessages(owner);
+    if (max !== undefined) maxMessages[address] = max;
+  }
+  return { recipients, full, maxMessages };
+}
+
 export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<SmtpIngress> {
   const { config, cluster, pool, log } = deps;
   const recent = new RecentRecipients(RECIPIENT_CACHE_MS, RECIPIENT_CACHE_SIZE);
@@ -153,6 +223,8 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
     (addresses, id, authentication) => cluster.call({ type: 'message.set_auth', addresses, id, authentication }),
     (input, account) => pool.checkSender(input, account),
   );
+  const owners = new RecipientOwners();
+  const quota = new StorageQuota(config, cluster);
   const server = new SMTPServer({
     name: config.mxHost,
     banner: 'Mailcue ESMTP',
@@ -185,18 +257,29 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         metrics.smtpRejected.inc({ reason: 'bad_recipient' });
         return callback(smtpError('invalid_address', 'Recipient address rejected: malformed'));
       }
-      const known = recent.owner(parsed.address);
-      if (known !== null) {
-        if (!accountOf.has(session.envelope)) accountOf.set(session.envelope, known);
-        return callback();
-      }
       try {
-        const owner = await cluster.call({ type: 'inbox.accepts', address: parsed.address });
-        if (!owner) {
-          metrics.smtpRejected.inc({ reason: 'unknown_recipient' });
-          return callback(smtpError('inbox_not_found', 'Recipient address rejected: no such inbox'));
+        let known = recent.get(parsed.address);
+        // An inbox this front saw reach its limit is asked again: its owner may have deleted mail since.
+        if (known && known.messages !== null && known.messages >= ((await quota.figure(known.owner)).plan.maxMessagesPerInbox)) known = null;
+        let owner = known?.owner ?? null;
+        let messages = known?.messages ?? null;
+        if (owner === null) {
+          // A shard of an earlier version answers the owner alone.
+          const found = await cluster.call({ type: 'inbox.accepts', address: parsed.address, quota: true });
+          if (!found) {
+            metrics.smtpRejected.inc({ reason: 'unknown_recipient' });
+            return callback(smtpError('inbox_not_found', 'Recipient address rejected: no such inbox'));
+          }
+          owner = typeof found === 'string' ? found : found.account_id;
+          messages = typeof found === 'string' ? null : found.messages;
         }
-        recent.add(parsed.address, owner);
+        const full = await quota.check(owner, messages, declaredSize(session));
+        if (full) {
+          metrics.smtpRejected.inc({ reason: 'mailbox_full' });
+          return callback(smtpError('mailbox_full', FULL_TEXT[full]));
+        }
+        if (!known) recent.add(parsed.address, owner, messages);
+        owners.set(session.envelope, parsed.address, owner);
         if (!accountOf.has(session.envelope)) accountOf.set(session.envelope, owner);
         callback();
       } catch (err) {
@@ -242,9 +325,9 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
           message = unparsed(raw, session);
         }
         message.authentication = await auth.atAnswer();
-        const recipients = [...new Set(session.envelope.rcptTo.map((r) => r.address.toLowerCase()))];
+        const { recipients, full, maxMessages } = await withinLimits(quota, owners, envelope, raw.byteLength);
         const results = await Promise.all(
-          byShard(deps, recipients).map((addresses) => cluster.call({ type: 'inbox.deliver', addresses, message, raw, digest, ...(parts ? { parts } : {}) }, { timeoutMs: 30_000 })),
+          byShard(deps, recipients).map((addresses) => cluster.call({ type: 'inbox.deliver', addresses, message, raw, digest, maxMessages, ...(parts ? { parts } : {}) }, { timeoutMs: 30_000 })),
         );
         // An inbox deleted since RCPT is skipped; any other failure fails the whole message (451).
         // An inbox that already held the message (a retry) took it, as it did the first time.
@@ -254,12 +337,24 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
           delivered += r.delivered.length;
           accepted += r.delivered.length + r.duplicates.length;
           for (const address of r.gone) recent.forget(address);
+          for (const address of r.delivered) {
+            quota.add(owners.of(envelope, address) ?? '', raw.byteLength);
+            recent.delivered(address);
+          }
+          full.push(...(r.full ?? []));
         }
         metrics.messagesReceived.inc(delivered);
+        if (delivered > 0) auth.afterAnswer(results, message.authentication);
+        // A recipient that filled up since RCPT: the sender retries, its RCPT then answers 452, and
+        // the recipients that took the message now hold it already (idempotent ingest).
+        for (const address of full) recent.forget(address);
+        if (full.length > 0) {
+          metrics.smtpRejected.inc({ reason: 'mailbox_full' });
+          return callback(smtpError('mailbox_full', 'Mailbox full: a recipient is at its plan\'s storage limit, try again later'));
+        }
         // Inboxes deleted since RCPT: refused only when none of the recipients could take it.
         if (accepted === 0) return callback(smtpError('inbox_not_found', 'Recipient inbox was deleted'));
         callback(null, 'Message committed');
-        auth.afterAnswer(results, message.authentication);
       })()
         .catch((err: unknown) => {
           log.error({ err }, 'delivery failed');

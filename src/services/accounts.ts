@@ -4,6 +4,7 @@ import { isPlanName, PLAN_NAMES, type PlanName } from '../config/plans.js';
 import { fail } from '../errors/registry.js';
 import { newAccountId, newCredential } from '../security/credentials.js';
 import type { Cluster } from '../rpc/cluster.js';
+import { sumUsage, type StorageUsage } from '../contract/results.js';
 
 export function requirePlan(value: unknown): PlanName {
   if (!isPlanName(value)) fail('invalid_parameter', `plan must be one of ${PLAN_NAMES.join(', ')}`, { param: 'plan' });
@@ -25,8 +26,16 @@ export async function createAccount(cluster: Cluster, plan: PlanName, name: stri
   return { ...view, api_key: key };
 }
 
-export function setPlan(cluster: Cluster, accountId: string, plan: PlanName): Promise<AccountView> {
-  return cluster.call({ type: 'account.set_plan', accountId, plan });
+export async function setPlan(cluster: Cluster, accountId: string, plan: PlanName): Promise<AccountView> {
+  const view = await cluster.call({ type: 'account.set_plan', accountId, plan });
+  // The inboxes' shards sweep by the plan's retention: they learn the new one.
+  await cluster.broadcast({ type: 'inbox.set_plan', accountId, plan });
+  return view;
+}
+
+/** The account's storage: every shard's rows for the slots it serves, summed (DESIGN §7). */
+export async function storageUsage(cluster: Cluster, accountId: string): Promise<StorageUsage> {
+  return sumUsage((await cluster.broadcast({ type: 'inbox.usage', accountId })).flat());
 }
 
 export async function rotateKey(cluster: Cluster, accountId: string): Promise<AccountView & { api_key: string }> {

@@ -6,6 +6,7 @@ import { makeResolver } from '../webhooks/resolver.js';
 import type { Caller, Deps } from './deps.js';
 import { requireAccountWide } from './scope.js';
 import { lookupDomain } from './dns-check.js';
+import { inboxesRemoved } from './inboxes.js';
 import { normalizeDomain } from './validate.js';
 
 export const MAX_CUSTOM_DOMAINS = 10;
@@ -127,6 +128,7 @@ export async function deleteDomain(deps: Deps, caller: Caller, input: unknown): 
   // The slot goes too, even when a crash left it without its domain record.
   const held = await deps.cluster.call({ type: 'account.domain_release', accountId: caller.accountId, domain: name });
   if (!found && !held) fail('domain_not_found', `The domain ${name} is not on your account`);
-  const removed = await deps.cluster.broadcast({ type: 'inbox.delete_by_domain', accountId: caller.accountId, domain: name });
-  return { domain: name, inboxes_removed: removed.flat().sort() };
+  const removed = (await deps.cluster.broadcast({ type: 'inbox.delete_by_domain', accountId: caller.accountId, domain: name })).flat().sort();
+  await inboxesRemoved(deps, caller, removed);
+  return { domain: name, inboxes_removed: removed };
 }

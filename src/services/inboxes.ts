@@ -1,7 +1,8 @@
 // Inbox operations shared by REST and the agent tools.
 import type { InboxPageBoundary } from '../contract/commands.js';
 import type { InboxView } from '../contract/model.js';
-import { fail } from '../errors/registry.js';
+import type { PlanName } from '../config/plans.js';
+import { fail, MailcueError } from '../errors/registry.js';
 import { randomLocalPart } from '../util/ids.js';
 import type { Caller, Deps } from './deps.js';
 import { isReservedLocalPart } from './reserved-addresses.js';
@@ -13,6 +14,54 @@ export interface CreateInboxInput {
   domain?: unknown;
   /** Waits ignore mail that fails sender authentication (issue 19). */
   require_auth?: unknown;
+  /** Seconds the inbox keeps a message, at most its plan's retention; null or absent: the plan's. */
+  retention?: unknown;
+}
+
+/** The most seconds an inbox's own retention may name (the plans cap it further). */
+const RETENTION_MAX_S = 100 * 365 * 86_400;
+
+/** `retention` as given: whole seconds, at least 1; null when absent (the plan's). */
+export function optionalRetention(value: unknown): number | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > RETENTION_MAX_S) {
+    fail('invalid_parameter', 'retention must be a whole number of seconds, at least 1 and at most the plan\'s retention', { param: 'retention' });
+  }
+  return value;
+}
+
+function checkRetention(deps: Deps, plan: PlanName, retention: number | null): void {
+  const max = deps.config.plans[plan].retentionSeconds;
+  if (retention !== null && retention > max) {
+    fail('invalid_parameter', `retention must be at most ${max} seconds (the ${deps.config.plans[plan].title} plan's retention)`, { param: 'retention', max });
+  }
+}
+
+/**
+ * Takes one of the account's inbox slots (DESIGN §7). At the limit the slots are checked against
+ * the inboxes that exist once (a crash between a delete and its release leaves a slot behind).
+ */
+async function reserveInbox(deps: Deps, caller: Caller, address: string): Promise<{ reserved: boolean; plan: PlanName }> {
+  const reserve = () => deps.cluster.call({ type: 'account.inbox_reserve', accountId: caller.accountId, address });
+  try {
+    return await reserve();
+  } catch (err) {
+    if (!(err instanceof MailcueError && err.code === 'limit_reached')) throw err;
+    const existing: string[] = [];
+    for (let after: InboxPageBoundary | null = null; ;) {
+      const page = await listInboxPage(deps, caller, INBOX_PAGE_MAX, after);
+      existing.push(...page.data.map((i) => i.address));
+      if (page.next_cursor === null) break;
+      after = page.data[page.data.length - 1]!;
+    }
+    await deps.cluster.call({ type: 'account.inbox_reconcile', accountId: caller.accountId, addresses: existing });
+    return reserve();
+  }
+}
+
+function releaseInboxes(deps: Deps, caller: Caller, addresses: string[]): Promise<unknown> {
+  if (addresses.length === 0) return Promise.resolve();
+  return deps.cluster.call({ type: 'account.inbox_release', accountId: caller.accountId, addresses });
 }
 
 /** Service-owned domains, or a custom domain verified by this account. */
@@ -23,6 +72,7 @@ export async function domainAllowed(deps: Deps, caller: Caller, domain: string):
 
 export async function createInbox(deps: Deps, caller: Caller, input: CreateInboxInput): Promise<InboxView> {
   const requireAuth = optionalBool(input.require_auth, 'require_auth');
+  const retention = optionalRetention(input.retention);
   let address: string;
   let domain: string;
   if (input.address !== undefined && input.address !== null && input.address !== '') {
@@ -46,15 +96,31 @@ export async function createInbox(deps: Deps, caller: Caller, input: CreateInbox
   if (!(await domainAllowed(deps, caller, domain))) {
     fail('domain_not_verified', `The domain ${domain} is not one of this service's domains or a verified custom domain of your account`);
   }
+  const { reserved, plan } = await reserveInbox(deps, caller, address);
   const createdBy = creatorOf(caller);
-  return deps.cluster.call({ type: 'inbox.create', accountId: caller.accountId, address, domain, requireAuth, ...(createdBy ? { createdBy } : {}) });
+  try {
+    checkRetention(deps, plan, retention);
+    return await deps.cluster.call({
+      type: 'inbox.create', accountId: caller.accountId, address, domain, requireAuth, plan, retention, ...(createdBy ? { createdBy } : {}),
+    });
+  } catch (err) {
+    if (reserved) await releaseInboxes(deps, caller, [address]);
+    throw err;
+  }
 }
 
-/** The inbox's settable policy; today only require_auth. */
-export function updateInbox(deps: Deps, caller: Caller, address: string, input: { require_auth?: unknown }): Promise<InboxView> {
-  if (input.require_auth === undefined) fail('invalid_parameter', 'Missing required parameter: require_auth', { param: 'require_auth' });
-  const requireAuth = optionalBool(input.require_auth, 'require_auth');
-  return withinScope(deps, caller, address, 'write', () => deps.cluster.call({ type: 'inbox.update', accountId: caller.accountId, address, requireAuth }));
+/** The inbox's settable policy: require_auth and its own retention (null: back to the plan's). */
+export async function updateInbox(deps: Deps, caller: Caller, address: string, input: { require_auth?: unknown; retention?: unknown }): Promise<InboxView> {
+  if (input.require_auth === undefined && input.retention === undefined) {
+    fail('invalid_parameter', 'Missing required parameter: require_auth or retention', { param: 'require_auth' });
+  }
+  const requireAuth = input.require_auth === undefined ? undefined : optionalBool(input.require_auth, 'require_auth');
+  const retention = input.retention === undefined ? undefined : optionalRetention(input.retention);
+  if (retention != null) {
+    const { plan } = await deps.cluster.call({ type: 'account.get', accountId: caller.accountId });
+    checkRetention(deps, plan, retention);
+  }
+  return withinScope(deps, caller, address, 'write', () => deps.cluster.call({ type: 'inbox.update', accountId: caller.accountId, address, requireAuth, retention }));
 }
 
 /** Inboxes a page holds at most, and by default (GET /v1/inboxes, list_inboxes). */
@@ -109,6 +175,13 @@ export function getInbox(deps: Deps, caller: Caller, address: string): Promise<I
   return withinScope(deps, caller, address, 'read', () => deps.cluster.call({ type: 'inbox.get', accountId: caller.accountId, address }));
 }
 
-export function deleteInbox(deps: Deps, caller: Caller, address: string): Promise<{ address: string }> {
-  return withinScope(deps, caller, address, 'write', () => deps.cluster.call({ type: 'inbox.delete', accountId: caller.accountId, address }));
+export async function deleteInbox(deps: Deps, caller: Caller, address: string): Promise<{ address: string }> {
+  const deleted = await withinScope(deps, caller, address, 'write', () => deps.cluster.call({ type: 'inbox.delete', accountId: caller.accountId, address }));
+  await releaseInboxes(deps, caller, [address]);
+  return deleted;
+}
+
+/** Inboxes another operation removed (a custom domain's) give their slots back. */
+export function inboxesRemoved(deps: Deps, caller: Caller, addresses: string[]): Promise<unknown> {
+  return releaseInboxes(deps, caller, addresses);
 }

@@ -2,6 +2,7 @@
 // https and publicly reachable; the inbox must belong to the caller.
 import type { DeliveryLog } from '../contract/model.js';
 import { fail } from '../errors/registry.js';
+import type { PlanName } from '../config/plans.js';
 import { resolveTarget } from '../security/address-policy.js';
 import { makeResolver } from '../webhooks/resolver.js';
 import type { Caller, Deps } from './deps.js';
@@ -44,8 +45,12 @@ export async function registerWebhook(deps: Deps, caller: Caller, input: { url?:
   await requireInbox(deps, caller, inbox, 'write');
   const url = await requireUrl(deps, input.url);
   // Sealed under the master key: this front passes the signing key on without being able to read it.
-  const keySealed = await deps.cluster.call({ type: 'account.sealed_key', accountId: caller.accountId });
-  return deps.cluster.call({ type: 'webhook.register', accountId: caller.accountId, inbox, url, keySealed });
+  const [keySealed, account] = await Promise.all([
+    deps.cluster.call({ type: 'account.sealed_key', accountId: caller.accountId }),
+    deps.cluster.call({ type: 'account.get', accountId: caller.accountId }),
+  ]);
+  const max = deps.config.plans[account.plan].webhooksPerInbox;
+  return deps.cluster.call({ type: 'webhook.register', accountId: caller.accountId, inbox, url, keySealed, max });
 }
 
 export async function listWebhooks(deps: Deps, caller: Caller, all: boolean): Promise<WebhookListing[]> {

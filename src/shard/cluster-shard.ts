@@ -78,6 +78,7 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
     },
   });
   actors.webhooks.sendsFor = (inbox) => guard.owns(slotOf(inbox));
+  actors.retention.owns = (slot) => guard.owns(slot);
   actors.replicationLag = () => replicator.lagBySlot();
   const lagReport = new LagReport(ns, o.id, () => replicator.lagByFollower());
   if (o.config.replicationAck === 'all') {

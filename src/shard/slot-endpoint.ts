@@ -126,6 +126,8 @@ export function ownedOnly(guard: SlotGuard) {
     const key = (item: Record<string, unknown>): unknown =>
       command.type === 'inbox.list' ? item.address : command.type === 'domain.list' ? item.domain : command.type === 'webhook.list' ? item.inbox : undefined;
     return result.filter((item) => {
+      // Storage usage comes per slot (src/actors/inbox-storage.ts).
+      if (command.type === 'inbox.usage') return guard.owns((item as { slot: number }).slot);
       const k = key(item as Record<string, unknown>);
       return typeof k !== 'string' || guard.owns(slotOf(k));
     });

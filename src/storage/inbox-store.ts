@@ -5,7 +5,7 @@
 // [slot(address), address] → {account_id, at}, until the last of them is gone.
 import type { Database, RootDatabase } from 'lmdb';
 import type { InboxRecord } from '../contract/model.js';
-import { entryCount, inSlot, openDb, type Key } from './keys.js';
+import { batches, entryCount, inSlot, openDb, type Key } from './keys.js';
 import { slotIndexOf, type SlotIndex } from './slot-index.js';
 import { messageIndexOf, type MessageIndex } from './message-index.js';
 
@@ -49,6 +49,18 @@ export class InboxStore {
   remove(accountId: string, address: string): void {
     void this.inboxes.remove(inSlot(address, address));
     void this.byAccount.remove(inSlot(address, accountId, address));
+  }
+
+  /** The account's inboxes on this shard with their slots. */
+  slotsOf(accountId: string): { address: string; slot: number }[] {
+    const out: { address: string; slot: number }[] = [];
+    for (const { parts, slot } of this.index.entries('inboxes_by_account', [accountId])) out.push({ address: parts[1] as string, slot });
+    return out;
+  }
+
+  /** Every inbox record on this shard, in pages read whole (the caller may write between them). */
+  *pages(size: number): Generator<InboxRecord[]> {
+    for (const batch of batches(this.inboxes, {}, size)) yield batch.map((r) => r.value);
   }
 
   addressesOf(accountId: string): string[] {

@@ -18,6 +18,7 @@ export type Key = string | (string | number)[];
 export const SLOT_DATABASES = [
   'accounts', // [slot(id), id]
   'account_domains', // [slot(account_id), account_id, domain]
+  'account_inboxes', // [slot(account_id), account_id, address]: the inboxes the account holds, counted for its limit
   'oauth_tokens', // [slot(account_id), hash]
   'inboxes', // [slot(address), address]
   'inboxes_by_account', // [slot(address), account_id, address]

@@ -175,6 +175,12 @@ export class MessageStore {
     }
   }
 
+  /** Up to `limit` of the inbox's messages older than `beforeId` (a cursor), oldest first. */
+  olderThan(address: string, beforeId: string, limit: number): MessageRecord[] {
+    const { start } = prefixRange(inSlot(address, address));
+    return [...this.messages.getRange({ start, end: inSlot(address, address, beforeId), limit }).map(({ value }) => value)];
+  }
+
   /** The inbox's messages newer than `sinceId`, oldest first. */
   *after(address: string, sinceId: string): Generator<MessageRecord> {
     const { end } = prefixRange(inSlot(address, address));

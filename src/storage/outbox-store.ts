@@ -59,9 +59,10 @@ export class OutboxStore {
     void this.outbox.remove([at.slot, at.dueMs, at.eventId]);
   }
 
-  /** Where every entry sits, earliest due first (index keys only: no entry is read). */
-  *dueKeys(): Generator<DueKey> {
-    for (const { parts, slot } of this.index.entries('outbox')) yield { slot, dueMs: parts[0] as number, eventId: parts[1] as string };
+  /** Where every entry sits, earliest due first (index keys only: no entry is read); from `fromMs` on when given. */
+  *dueKeys(fromMs?: number): Generator<DueKey> {
+    const entries = fromMs === undefined ? this.index.entries('outbox') : this.index.entriesFrom('outbox', [fromMs]);
+    for (const { parts, slot } of entries) yield { slot, dueMs: parts[0] as number, eventId: parts[1] as string };
   }
 
   get(at: DueKey): OutboxEntry | undefined {

@@ -59,6 +59,13 @@ export class SlotIndex {
     }
   }
 
+  /** Index entries from `from` (inclusive) to the end of the database's entries, in key order. */
+  *entriesFrom(db: string, from: Parts): Generator<{ parts: Parts; slot: number }> {
+    for (const { key, value } of this.db.getRange({ start: [db, ...from], end: [db, '\uffff'] })) {
+      yield { parts: (key as Parts).slice(1), slot: value };
+    }
+  }
+
   /** Makes the index again from the indexed databases, in bounded transactions (after a key-layout migration). */
   rebuild(root: RootDatabase): number {
     let written = 0;

@@ -37,7 +37,7 @@ test('inboxes - create with a random or chosen address, list, get, delete', asyn
   t.is(list.count, list.data.length);
 
   const one = await json(await svc.api(key, 'GET', `/v1/inboxes/${chosen}`));
-  t.deepEqual(Object.keys(one.data).sort(), ['address', 'created_at', 'domain', 'message_count', 'require_auth', 'unread_count']);
+  t.deepEqual(Object.keys(one.data).sort(), ['address', 'created_at', 'domain', 'message_count', 'require_auth', 'retention', 'unread_count']);
 
   const taken = await svc.api(key, 'POST', '/v1/inboxes', { address: chosen });
   t.is(taken.status, 409);

@@ -23,5 +23,5 @@ export async function clockedShard(
   });
   const run = async <T>(command: Command) => (await actors.dispatch(command, { signal: new Cancellation(), deadline: 0 })) as T;
   await run({ type: 'account.create', id: account.id, name: null, plan: account.plan, key: account.key, created_at: new Date(clock.ms).toISOString() });
-  return { clock, run };
+  return { clock, run, actors };
 }

@@ -137,6 +137,10 @@ const ACTOR_STORES: Record<string, string[]> = {
   'domain-actor.ts': ['domains'],
   'webhook-actor.ts': ['webhooks', 'outbox'],
   'shard-actors.ts': ['inboxes', 'messages'],
+  // The inbox actor's storage figures and retention sweep; the account's inbox slots.
+  'inbox-storage.ts': ['inboxes', 'messages'],
+  'retention.ts': ['inboxes', 'messages'],
+  'inbox-allowance.ts': ['accounts'],
 };
 
 test('layout - each actor touches only its own stores', (t) => {

@@ -16,7 +16,39 @@ function printAccount(ctx: Ctx, a: Json): void {
     ['Agent tools', limits.tool_execution ? `${String(a.ops_this_minute)} ops this minute of ${String(limits.ops_per_minute)}; ${String(a.sessions_open)} of ${String(limits.concurrent_sessions)} sessions` : 'not on this plan'],
     ['Custom domains', limits.custom_domains],
     ['Webhooks', limits.webhooks],
+    ...storageRows(a, limits),
   ]);
+}
+
+/** Usage beside each storage limit of the plan (DESIGN §7). */
+function storageRows(a: Json, limits: Json): [string, unknown][] {
+  const usage = (a.usage ?? {}) as Json;
+  return [
+    ['Inboxes', `${String(usage.inboxes ?? '-')} of ${String(limits.inboxes ?? '-')}`],
+    ['Messages', `${String(usage.messages ?? '-')} stored, at most ${String(limits.messages_per_inbox ?? '-')} per inbox`],
+    ['Storage', `${formatBytes(Number(usage.bytes))} of ${formatBytes(Number(limits.stored_bytes))}`],
+    ['Retention', formatSeconds(Number(limits.retention))],
+  ];
+}
+
+export function formatBytes(n: number): string {
+  if (!Number.isFinite(n)) return '-';
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
+}
+
+export function formatSeconds(s: number): string {
+  if (!Number.isFinite(s)) return '-';
+  if (s % 86_400 === 0) return `${s / 86_400} day${s === 86_400 ? '' : 's'}`;
+  if (s % 3600 === 0) return `${s / 3600} h`;
+  return `${s} s`;
 }
 
 /** The key from --api-key or MAILCUE_API_KEY, else typed (hidden) on a terminal, else read from stdin. */
@@ -52,7 +84,7 @@ async function readKey(given: string | undefined): Promise<string> {
 export function registerAccount(program: Command): void {
   program
     .command('account')
-    .description('your plan, credits and limits')
+    .description('your plan, credits, limits and storage usage')
     .action(async (_flags: unknown, cmd: Command) => {
       const ctx = context(cmd);
       const a = (await ctx.api.call('GET', '/v1/account')).data as Json;

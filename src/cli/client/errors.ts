@@ -91,6 +91,8 @@ function hintFor(code: string, body: Record<string, unknown>, retryAfterS: numbe
       return typeof body.hint === 'string' ? body.hint : 'publish the records below, then run verify again (DNS may take a while)';
     case 'inbox_not_owned':
       return 'the inbox must be one of yours: mailcue inbox create';
+    case 'limit_reached':
+      return 'your plan\'s limit is reached: delete what you no longer need (mailcue account shows usage and limits)';
     default:
       return null;
   }

@@ -8,6 +8,7 @@ import { printWaited, timedOut, waitForMessage, WAIT_DEFAULT_S, type WaitOptions
 
 interface CreateFlags {
   domain?: string;
+  retention?: number;
   waitOtp?: boolean;
   timeout: number;
 }
@@ -20,6 +21,7 @@ export function registerInbox(program: Command): void {
     .description('create an inbox (a random address on the default or --domain domain unless ADDRESS is given)')
     .argument('[address]', 'the full address to create, e.g. signup@mailcue.test')
     .option('-d, --domain <domain>', 'a service domain or a verified custom domain for the random address')
+    .option('-r, --retention <seconds>', 'keep messages this many seconds (at most the plan\'s retention)', wholeNumber(1))
     .option('--wait-otp', 'then wait for a message with a code and print only the code (address on stderr)')
     .option('-t, --timeout <seconds>', 'with --wait-otp: give up after this many seconds (exit 124)', wholeNumber(1), WAIT_DEFAULT_S)
     .addHelpText('after', `
@@ -29,7 +31,7 @@ Examples:
   CODE=$(mailcue inbox create --wait-otp)    # address on stderr, then the code on stdout`)
     .action(async (address: string | undefined, flags: CreateFlags, cmd: Command) => {
       const ctx = context(cmd);
-      const res = await ctx.api.call('POST', '/v1/inboxes', { body: { address, domain: flags.domain } });
+      const res = await ctx.api.call('POST', '/v1/inboxes', { body: { address, domain: flags.domain, retention: flags.retention } });
       const created = res.data as Json;
       if (!flags.waitOtp) {
         ctx.out.result(created, () => {

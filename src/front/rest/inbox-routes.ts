@@ -54,12 +54,12 @@ export function inboxRoutes(router: Router, deps: Deps): void {
     .add('post', '/v1/inboxes', async (ex) => {
       const who = await caller(deps, ex);
       const body = await ex.jsonObject();
-      ok(ex, 201, { data: await inboxes.createInbox(deps, who, { address: body.address, domain: body.domain, require_auth: body.require_auth }) });
+      ok(ex, 201, { data: await inboxes.createInbox(deps, who, { address: body.address, domain: body.domain, require_auth: body.require_auth, retention: body.retention }) });
     })
     .add('patch', '/v1/inboxes/:address', async (ex) => {
       const who = await caller(deps, ex);
       const body = await ex.jsonObject();
-      ok(ex, 200, { data: await inboxes.updateInbox(deps, who, address(ex), { require_auth: body.require_auth }) });
+      ok(ex, 200, { data: await inboxes.updateInbox(deps, who, address(ex), { require_auth: body.require_auth, retention: body.retention }) });
     })
     .add('get', '/v1/inboxes', async (ex) => {
       const page = await admitRestAndRead(deps, ex, (who) => {

@@ -7,7 +7,11 @@ import { KeysPanel } from './keys-panel.js';
 interface Usage {
   id: string;
   plan: string;
-  limits: { tool_execution: boolean; ops_per_minute: number; concurrent_sessions: number; requests_per_minute: number; monthly_credits: number; price_usd_per_month: number | null };
+  limits: {
+    tool_execution: boolean; ops_per_minute: number; concurrent_sessions: number; requests_per_minute: number; monthly_credits: number; price_usd_per_month: number | null;
+    inboxes: number; messages_per_inbox: number; stored_bytes: number; retention: number;
+  };
+  usage: { inboxes: number; messages: number; bytes: number };
   ops_this_minute: number;
   requests_this_minute: number;
   credits_used: number;
@@ -16,6 +20,21 @@ interface Usage {
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
+
+function bytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${u === 0 ? v : v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
+}
+
+function days(seconds: number): string {
+  return seconds % 86_400 === 0 ? `${seconds / 86_400} day${seconds === 86_400 ? '' : 's'}` : `${fmt(seconds)} seconds`;
+}
 
 function mcpConfig(url: string, key: string): string {
   return JSON.stringify({ mcpServers: { mailcue: { type: 'http', url: `${url}/mcp`, headers: { Authorization: `Bearer ${key}` } } } }, null, 2);
@@ -65,6 +84,13 @@ export class AccountView {
           class: 'bar', role: 'progressbar', 'aria-label': 'Credits used', 'aria-valuemin': '0', 'aria-valuemax': String(total), 'aria-valuenow': String(Math.min(u.credits_used, total)),
         }, h('span', { style: `width:${pct}%` })),
         h('p', { id: 'credits' }, `${fmt(u.credits_used)} used · ${fmt(u.credits_left)} left of ${fmt(total)}`)),
+      h('div', { class: 'card' },
+        h('h2', {}, 'Storage'),
+        h('dl', { class: 'facts', id: 'storage' },
+          h('dt', {}, 'Inboxes'), h('dd', { id: 'usage-inboxes' }, `${fmt(u.usage.inboxes)} of ${fmt(u.limits.inboxes)}`),
+          h('dt', {}, 'Messages'), h('dd', { id: 'usage-messages' }, `${fmt(u.usage.messages)} (at most ${fmt(u.limits.messages_per_inbox)} per inbox)`),
+          h('dt', {}, 'Stored'), h('dd', { id: 'usage-bytes' }, `${bytes(u.usage.bytes)} of ${bytes(u.limits.stored_bytes)}`),
+          h('dt', {}, 'Messages kept'), h('dd', { id: 'retention' }, days(u.limits.retention)))),
       h('div', { class: 'card' },
         h('h2', {}, 'Connect an MCP client'),
         h('p', {}, 'Streamable HTTP: ', h('code', { id: 'mcp-url' }, `${url}/mcp`), ' ', copyButton(`${url}/mcp`, 'Copy MCP URL'),

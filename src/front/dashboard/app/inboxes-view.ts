@@ -5,7 +5,10 @@ import { announce, attachmentIcon, clearError, confirmDialog, formatDate, format
 import { loadMessage, renderMessage } from './message-view.js';
 import { go, pathOf, type Place } from './router.js';
 
-interface Inbox { address: string; message_count: number; unread_count: number; created_at: string }
+interface Inbox { address: string; message_count: number; unread_count: number; created_at: string; retention: number | null }
+
+/** An inbox's own retention, in seconds (REST `retention`); empty: the plan's. */
+const RETENTION_CHOICES: [string, string][] = [['as long as the plan keeps them', ''], ['1 hour', '3600'], ['1 day', '86400'], ['7 days', '604800'], ['30 days', '2592000']];
 interface Summary { id: string; from: string; subject: string; date: string; has_attachment: boolean; otp: string | null; read: boolean }
 
 const PAGE = 50;
@@ -82,11 +85,14 @@ export class InboxesView {
     const form = h('form', { class: 'row', id: 'inbox-form' },
       h('div', { class: 'grow' }, h('label', { for: 'inbox-address' }, 'New inbox address (optional)'),
         h('input', { id: 'inbox-address', placeholder: `signup@${meta('mailcue-domains').split(',')[0] || 'mailcue.test'}`, autocomplete: 'off' })),
+      h('div', {}, h('label', { for: 'inbox-retention' }, 'Keep messages'),
+        h('select', { id: 'inbox-retention' }, ...RETENTION_CHOICES.map(([label, seconds]) => h('option', { value: seconds }, label)))),
       h('button', { type: 'submit', class: 'primary' }, 'Create inbox'));
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       const input = form.querySelector('input') as HTMLInputElement;
-      void this.create(input.value.trim()).then((ok) => ok && (input.value = ''));
+      const retention = (form.querySelector('select') as HTMLSelectElement).value;
+      void this.create(input.value.trim(), retention ? Number(retention) : null).then((ok) => ok && (input.value = ''));
     });
     return form;
   }
@@ -97,17 +103,17 @@ export class InboxesView {
     const items = list.map((i) => h('li', { class: 'inbox-row' }, h('a', {
       class: 'grow', href: pathOf({ section: 'inboxes', inbox: i.address }), 'data-inbox': i.address, 'aria-current': i.address === this.openInbox ? 'true' : false,
     }, h('div', { class: 'addr' }, i.unread_count ? h('strong', {}, i.address) : i.address),
-    h('div', { class: 'counts' }, `${i.message_count} messages · ${i.unread_count} unread`)),
+    h('div', { class: 'counts' }, `${i.message_count} messages · ${i.unread_count} unread${i.retention ? ` · kept ${retentionText(i.retention)}` : ''}`)),
     // Deleting from the list asks first, as deleting the open inbox does.
     h('button', { type: 'button', class: 'small danger', 'aria-label': `Delete inbox ${i.address}`, onclick: () => void this.deleteInbox(i.address) }, 'Delete')));
     this.inboxList.replaceChildren(list.length ? h('ul', { class: 'list', id: 'inbox-list' }, ...items)
       : h('div', { class: 'empty' }, h('p', {}, 'No inboxes yet. Create one above: leave the address empty for a random one.')));
   }
 
-  private async create(address: string): Promise<boolean> {
+  private async create(address: string, retention: number | null): Promise<boolean> {
     clearError();
     try {
-      const { data } = await api<{ data: Inbox }>('POST', '/v1/inboxes', address ? { address } : {});
+      const { data } = await api<{ data: Inbox }>('POST', '/v1/inboxes', { ...(address ? { address } : {}), ...(retention ? { retention } : {}) });
       announce(`Inbox ${data.address} created`);
       this.inboxes = null;
       go(pathOf({ section: 'inboxes', inbox: data.address }));
@@ -248,4 +254,8 @@ export class InboxesView {
       showError(errorText(err));
     }
   }
+}
+
+function retentionText(seconds: number): string {
+  return seconds % 86_400 === 0 ? `${seconds / 86_400} d` : seconds % 3600 === 0 ? `${seconds / 3600} h` : `${seconds} s`;
 }

@@ -1,0 +1,77 @@
+// How a shard's webhook senders are shared across accounts (DESIGN §7 "Shared workers are fair").
+// First come, first served let one account with a slow receiver and a long backlog hold every
+// sender while everyone else's notifications queued behind it (issue 33). Now each account holds
+// at most ACCOUNT_IN_FLIGHT attempts at once: an entry of an account at its share is passed over
+// and kept here (deferred, in due order) for when one of its own attempts ends, and the next
+// account's entry goes now. So an account's backlog waits behind its own work only.
+//
+// The pump reads the due index from where it stopped last (less RESCAN_MS, for entries written in
+// the same millisecond as the last one it saw), not from the start: a long deferred backlog is
+// read once, not on every pump.
+import type { DueKey } from '../storage/outbox-store.js';
+
+/** Attempts in flight on one shard, over every account (sockets and memory). */
+export const MAX_IN_FLIGHT = 256;
+/** Attempts in flight for one account: its fair share when several are busy. */
+export const ACCOUNT_IN_FLIGHT = 32;
+/** Entries kept passed over at most; past it the pump stops reading further (it resumes as they go). */
+const MAX_DEFERRED = 100_000;
+const RESCAN_MS = 1_000;
+
+export class SenderShares {
+  private readonly byAccount = new Map<string, number>();
+  private total = 0;
+  /** Entries passed over because their account had its share in flight: event id → where, and whose. */
+  readonly deferred = new Map<string, { due: DueKey; accountId: string }>();
+  /** The last due key the pump read; null: read from the start. */
+  private scanned: DueKey | null = null;
+
+  get inFlight(): number {
+    return this.total;
+  }
+
+  /** No attempt may start now, whoever's. */
+  get full(): boolean {
+    return this.total >= MAX_IN_FLIGHT;
+  }
+
+  /** The pump should stop reading further entries: it holds as many passed-over ones as it keeps. */
+  get saturated(): boolean {
+    return this.deferred.size >= MAX_DEFERRED;
+  }
+
+  mayStart(accountId: string): boolean {
+    return this.total < MAX_IN_FLIGHT && (this.byAccount.get(accountId) ?? 0) < ACCOUNT_IN_FLIGHT;
+  }
+
+  started(accountId: string, attempts: number): void {
+    this.total += attempts;
+    this.byAccount.set(accountId, (this.byAccount.get(accountId) ?? 0) + attempts);
+  }
+
+  finished(accountId: string, attempts: number): void {
+    this.total -= attempts;
+    const left = (this.byAccount.get(accountId) ?? 0) - attempts;
+    if (left > 0) this.byAccount.set(accountId, left);
+    else this.byAccount.delete(accountId);
+  }
+
+  defer(due: DueKey, accountId: string): void {
+    this.deferred.set(due.eventId, { due, accountId });
+  }
+
+  /** Where the pump reads the due index from: undefined is the start. */
+  scanFrom(): number | undefined {
+    return this.scanned ? this.scanned.dueMs - RESCAN_MS : undefined;
+  }
+
+  scannedTo(due: DueKey): void {
+    this.scanned = due;
+  }
+
+  /** Entries arrived or changed hands (a slot gained): read the whole index again. */
+  reset(): void {
+    this.deferred.clear();
+    this.scanned = null;
+  }
+}
