@@ -1,9 +1,7 @@
 // The link candidates of a plain-text part (or URLs printed as text in HTML): each URL with the
 // words that introduce it, as the scorer in link.ts reads an HTML anchor.
-import type { LinkCandidate } from './link.js';
+import { type LinkCandidate, MAX_LINKS } from './link.js';
 import { lineStart, previousLineStart, type UrlSpan } from './text-prep.js';
-
-const MAX_LINKS = 300;
 
 export function isWebUrl(href: string): boolean {
   return /^https?:\/\/[^\s/?#]+/i.test(href);
