@@ -34,7 +34,7 @@ async function messages(address: string, query = ''): Promise<Json> {
 }
 
 test('inbox pages - GET /v1/inboxes pages with limit and cursor, oldest first, each inbox once, over both shards', async (t) => {
-  const owner = (await svc.createAccount('free')).api_key;
+  const owner = (await svc.createAccount('developer')).api_key;
   const made: string[] = [];
   for (let i = 0; i < 23; i++) made.push(await newInbox(owner, `page-${String(i).padStart(2, '0')}@mailcue.test`));
   const seen: Json[] = [];
