@@ -2,23 +2,22 @@
 // Delivery commits the message, then wakes the waiters of that inbox on this same shard.
 import { fail, MailcueError } from '../errors/registry.js';
 import { answersAuthWait, type Authentication } from '../contract/authentication.js';
-import { newMessageId, positionNow } from '../util/ids.js';
+import { newMessageId } from '../util/ids.js';
 import { latestMessageView } from '../mail/message-view.js';
-import type { MessageListQuery, WaitMatch } from '../contract/commands.js';
+import type { MessageListQuery } from '../contract/commands.js';
 import { runHandler, type Answer, type CommandOf, type FamilyOf, type Handlers } from '../contract/command-table.js';
 import type { ActorContext } from './context.js';
-import { ANSWERED_LATER, type DeliverResult, type RequestScope, type WaitResult } from '../contract/results.js';
-import { promised, type Sink } from '../util/sink.js';
+import type { DeliverResult, RequestScope } from '../contract/results.js';
 import { toInboxView, toSummary, type InboxRecord, type InboxView, type MessageRecord, type MessageSummary } from '../contract/model.js';
-import { answersMatch, type WaitOutcome, type Waiter, type WaiterRegistry } from './waiters.js';
 import { InboxReclaimer } from './inbox-reclaimer.js';
 import { listAll, listPage } from './inbox-listing.js';
+import { quotaOf, setPlan, usageBySlot, withoutMessages } from './inbox-storage.js';
+import { newestMessage, waitForMail } from './inbox-waits.js';
 
 type InboxFamily = FamilyOf<'inbox'> | FamilyOf<'message'>;
-import { quotaOf, setPlan, usageBySlot, withoutMessages } from './inbox-storage.js';
 
-/** A parked long-poll answers this long before the request's own deadline on the front. */
-const WAIT_ANSWER_MARGIN_MS = 1_000;
+/** DESIGN §7 "Reserved addresses": an address freed by deletion stays with its last owner this long. */
+export const FREED_ADDRESS_HOLD_MS = 30 * 86_400_000;
 /**
  * Messages a filtered list (`q`, or `unread_only` with `q`) reads at most per request: a search
  * of a large inbox answers what it found so far and where to go on (`next_before`), so its cost
@@ -90,7 +89,7 @@ export class InboxActor {
       return content === undefined ? null : { filename: meta.filename, content_type: meta.content_type, content };
     },
     'message.delete': (cmd) => this.deleteMessage(cmd.accountId, cmd.address, cmd.id),
-    'message.wait': (cmd, scope) => this.wait(cmd, scope),
+    'message.wait': (cmd, scope) => waitForMail(this.ctx, cmd, scope, this.owned(cmd.accountId, cmd.address).require_auth ?? false),
     'message.set_auth': (cmd) => this.setAuth(cmd.addresses, cmd.id, cmd.authentication),
   };
 
@@ -131,6 +130,12 @@ export class InboxActor {
     await store.transaction(() => {
       if (store.inboxes.get(address)) fail('address_taken', `The address ${address} is already taken`);
       if (store.inboxes.tombstone(address)) fail('unavailable', `The address ${address} is being freed; try again`);
+      const freed = store.inboxes.freed(address);
+      if (freed && freed.account_id !== accountId && this.ctx.now() - freed.at < FREED_ADDRESS_HOLD_MS) {
+        // Mail meant for its last owner (a password reset, a CA's validation) must not reach a stranger.
+        fail('address_taken', `The address ${address} was deleted recently and is held for its previous owner until ${new Date(freed.at + FREED_ADDRESS_HOLD_MS).toISOString()}`);
+      }
+      if (freed) store.inboxes.removeFreed(address);
       store.inboxes.create(record);
     });
     this.noteChange(accountId, address);
@@ -193,6 +198,7 @@ export class InboxActor {
     const { store } = this.ctx;
     store.inboxes.remove(accountId, address);
     store.inboxes.putTombstone({ address, account_id: accountId, at: this.ctx.now() });
+    store.inboxes.putFreed({ address, account_id: accountId, at: this.ctx.now() });
     for (const hook of this.inboxDropped) hook(address);
   }
 
@@ -266,8 +272,7 @@ export class InboxActor {
   }
 
   private newest(address: string): MessageRecord | undefined {
-    for (const message of this.ctx.store.messages.newestFirst(address, null, 1)) return message;
-    return undefined;
+    return newestMessage(this.ctx, address);
   }
 
   /**
@@ -331,84 +336,9 @@ export class InboxActor {
     this.noteChange(accountId, address);
     return { id };
   }
-
-  /** The first message newer than `since` that matches, if one is already stored. */
-  private firstAfter(address: string, since: string, match: WaitMatch, requireAuth: boolean): MessageRecord | undefined {
-    const { messages } = this.ctx.store;
-    // Every match but 'any' wants a code or a link: those messages have their own index.
-    for (const value of match === 'any' ? messages.after(address, since) : messages.codedAfter(address, since)) {
-      if (requireAuth && !answersAuthWait(value.authentication)) continue;
-      if (answersMatch(match, value)) return value;
-    }
-    return undefined;
-  }
-
-  /**
-   * Where "now" is in an inbox (a wait without `since`, or with "now"): its newest message id, or,
-   * while it holds none, a position after every id made so far (issue 36: a position, not a magic id).
-   */
-  private position(address: string): string {
-    return this.newest(address)?.id ?? positionNow(this.ctx.now());
-  }
-
-  /**
-   * A wait answers the first matching message newer than its cursor: `since`, or the inbox's
-   * position now. Every answer carries the cursor to wait from next (the message's id, or on a
-   * timeout the cursor it waited from), so a re-issued wait never misses and never repeats a mail.
-   */
-  private wait(cmd: CommandOf<'message.wait'>, scope: RequestScope): WaitResult | Promise<WaitResult> | typeof ANSWERED_LATER {
-    const requireAuth = this.owned(cmd.accountId, cmd.address).require_auth ?? false;
-    const since = cmd.since ?? this.position(cmd.address);
-    const found = this.firstAfter(cmd.address, since, cmd.match, requireAuth);
-    if (found) return { timed_out: false, message: toSummary(found), cursor: found.id };
-    if (scope.signal.aborted) return { timed_out: true, message: null, cursor: since };
-    // A long-poll sent again after its stream broke keeps its first deadline: it answers (timed
-    // out) before the front gives up on it.
-    const now = this.ctx.now();
-    let until = now + cmd.timeoutMs;
-    if (scope.deadline) until = Math.min(until, scope.deadline - WAIT_ANSWER_MARGIN_MS);
-    // Its cursor is a position, so a message whose sender check settles later answers it exactly
-    // when it is newer than the cursor: no separate "parked at" bound is needed.
-    const waiter = new PendingWait(this.ctx.waiters, cmd.address, cmd.match, since, until, requireAuth, undefined);
-    let answer: Promise<WaitResult> | typeof ANSWERED_LATER = ANSWERED_LATER;
-    if (scope.reply) waiter.sink = scope.reply;
-    else answer = promised<WaitResult>((sink) => (waiter.sink = sink));
-    this.ctx.waiters.park(waiter);
-    // A cancelled long-poll frees its waiter at once; nobody reads the answer.
-    scope.signal.addEventListener('abort', waiter);
-    return answer;
-  }
 }
 
 /** A search over what the message list shows: sender, subject and code. */
 function matches(m: MessageRecord, query: string): boolean {
   return m.from.toLowerCase().includes(query) || m.subject.toLowerCase().includes(query) || (m.otp ?? '').includes(query);
-}
-
-/** One parked long-poll: the little a waiter keeps (tens of thousands may be parked at once). */
-class PendingWait implements Waiter {
-  /** Where the answer goes: the request's own reply, or a promise's resolve and reject. */
-  sink: Sink | null = null;
-
-  constructor(
-    private readonly registry: WaiterRegistry,
-    readonly address: string,
-    readonly match: WaitMatch,
-    readonly since: string,
-    readonly deadline: number,
-    readonly requireAuth: boolean,
-    readonly parkedAt: string | undefined,
-  ) {}
-
-  /** The caller cancelled: the waiter leaves at once, answered as timed out. */
-  handleEvent(): void {
-    if (this.registry.remove(this)) this.settle('timeout');
-  }
-
-  settle(outcome: WaitOutcome): void {
-    const sink = this.sink!;
-    if (outcome === 'timeout') sink.resolve({ timed_out: true, message: null, cursor: this.since });
-    else if (outcome instanceof Error) sink.reject(outcome);
-    else sink.resolve({ timed_out: false, message: toSummary(outcome), cursor: outcome.id });
-  }
 }

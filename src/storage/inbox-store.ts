@@ -2,7 +2,9 @@
 // [slot(address), address] → record; inboxes_by_account [slot(address), account_id, address] → 1,
 // found by account through the slot index; in creation order through the message index (pages).
 // A deleted inbox whose messages are still being removed leaves a tombstone, inbox_tombstones
-// [slot(address), address] → {account_id, at}, until the last of them is gone.
+// [slot(address), address] → {account_id, at}, until the last of them is gone. The address itself
+// stays with its last owner for a while (DESIGN §7 "Reserved addresses"): freed_addresses
+// [slot(address), address] → {account_id, at}.
 import type { Database, RootDatabase } from 'lmdb';
 import type { InboxRecord } from '../contract/model.js';
 import { batches, entryCount, inSlot, openDb, type Key } from './keys.js';
@@ -22,11 +24,13 @@ export class InboxStore {
   private readonly index: SlotIndex;
   private readonly ordered: MessageIndex;
   private readonly tombstones: Database<InboxTombstone, Key>;
+  private readonly freedAddresses: Database<InboxTombstone, Key>;
 
   constructor(root: RootDatabase) {
     this.inboxes = openDb<InboxRecord>(root, 'inboxes');
     this.byAccount = openDb<number>(root, 'inboxes_by_account');
     this.tombstones = openDb<InboxTombstone>(root, 'inbox_tombstones');
+    this.freedAddresses = openDb<InboxTombstone>(root, 'freed_addresses');
     this.index = slotIndexOf(root);
     this.ordered = messageIndexOf(root);
   }
@@ -98,6 +102,19 @@ export class InboxStore {
   /** Every tombstone on this shard (to resume their removal after a restart or a slot's arrival). */
   allTombstones(): InboxTombstone[] {
     return [...this.tombstones.getRange({})].map(({ value }) => value);
+  }
+
+  /** Inside a transaction: who last held the address and when it was freed. */
+  putFreed(freed: InboxTombstone): void {
+    void this.freedAddresses.put(inSlot(freed.address, freed.address), freed);
+  }
+
+  freed(address: string): InboxTombstone | undefined {
+    return this.freedAddresses.get(inSlot(address, address));
+  }
+
+  removeFreed(address: string): void {
+    void this.freedAddresses.remove(inSlot(address, address));
   }
 
   count(): number {

@@ -36,6 +36,7 @@ export const SLOT_DATABASES = [
   'outbox', // [slot(inbox), due_ms, event_id]
   'attachments', // [slot(address), message_id, n]: an attachment's decoded bytes, stored beside its source (one copy per slot, like raw_shared)
   'inbox_tombstones', // [slot(address), address] → {account_id, at}: a deleted inbox whose messages are still being removed
+  'freed_addresses', // [slot(address), address] → {account_id, at}: a deleted inbox's address, held for its last owner (DESIGN §7)
 ] as const;
 
 const SLOT_BOUND = new Set<string>(SLOT_DATABASES);
