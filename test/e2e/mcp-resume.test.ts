@@ -144,6 +144,12 @@ for (const sdk of ['v1', 'v2'] as Sdk[]) {
       const created = out(await client.callTool('create_inbox', {}));
       t.regex(created.address, /@mailcue\.test$/);
       t.regex(created.cursor, /^msg_/);
+      t.is(created.retention, null, 'the plan\'s retention');
+      const kept = out(await client.callTool('create_inbox', { retention: 3600 }));
+      t.is(kept.retention, 3600, 'an inbox keeps mail a shorter time of its own (DESIGN §7)');
+      const tooLong = await t.throwsAsync(client.callTool('create_inbox', { retention: 31 * 86_400 }));
+      // SEED.md: invalid arguments answer HTTP 400 with -32602; the SDKs report the HTTP status.
+      t.regex(tooLong!.message, /-32602.*retention must be at most/s, 'longer than the plan\'s retention');
       const error = await t.throwsAsync(client.readResource('mailcue://inbox/nobody-here@mailcue.test'));
       t.is((error as unknown as { code: number }).code, -32002);
       const malformed = await t.throwsAsync(client.readResource('mailcue://nothing'));

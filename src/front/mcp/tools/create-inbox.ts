@@ -5,7 +5,7 @@ import { createInbox as create } from '../../../services/inboxes.js';
 import { INBOX_START } from '../../../util/ids.js';
 import { cursorSchema, defineTool } from './tool.js';
 
-export const createInbox = defineTool<{ address?: string; domain?: string; require_auth?: boolean }>({
+export const createInbox = defineTool<{ address?: string; domain?: string; require_auth?: boolean; retention?: number }>({
   name: 'create_inbox',
   title: 'Create an inbox',
   hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -18,6 +18,7 @@ export const createInbox = defineTool<{ address?: string; domain?: string; requi
       address: { type: 'string', format: 'email', description: 'The address to create; random when absent' },
       domain: { type: 'string', description: 'Domain of a random address: a service domain or a verified custom domain' },
       require_auth: { type: 'boolean', default: false, description: 'Waits on this inbox answer only mail that passes sender authentication' },
+      retention: { type: 'integer', minimum: 1, description: "Seconds this inbox keeps a message, at most the plan's retention; absent: the plan's" },
     },
   },
   outputSchema: {
@@ -25,12 +26,13 @@ export const createInbox = defineTool<{ address?: string; domain?: string; requi
     properties: {
       address: { type: 'string' }, domain: { type: 'string' }, created_at: { type: 'string' },
       message_count: { type: 'integer' }, unread_count: { type: 'integer' }, require_auth: { type: 'boolean' },
+      retention: { type: ['integer', 'null'], description: "Seconds a message is kept; null: the plan's retention" },
       cursor: cursorSchema,
     },
     required: ['address', 'domain', 'created_at', 'cursor'],
   },
   async run({ deps, caller }, args) {
-    const inbox = await create(deps, caller, { address: args.address, domain: args.domain, require_auth: args.require_auth });
+    const inbox = await create(deps, caller, { address: args.address, domain: args.domain, require_auth: args.require_auth, retention: args.retention });
     return { ...inbox, cursor: INBOX_START };
   },
 });
