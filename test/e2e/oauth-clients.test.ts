@@ -1,12 +1,11 @@
 // End to end: OAuth for clients that are not the account's key (issue 36). The official MCP SDK
-// v1 client signs in with a Client ID Metadata Document published on a real HTTPS server on
+// clients, v1 and v2, each sign in with a Client ID Metadata Document published on a real HTTPS server on
 // loopback, and, where it has none, registers itself (RFC 7591); the user signs in and allows on
 // the consent page (its forms submitted as a browser would); the authorization response carries
 // RFC 9207 `iss`. Hostile documents, redirects and pages are refused or kept inert.
 import test from 'ava';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { beginSignIn, connectSdk, SDK_AUTH, type Sdk } from '../helpers/mcp-clients.js';
 import { startMetadataServer, type MetadataServer } from '../helpers/metadata-server.js';
 import { authorizeUrl as authorizeAt, pkce } from '../helpers/oauth.js';
 import { startService, type Service } from '../helpers/service.js';
@@ -60,7 +59,7 @@ async function consent(authorizationUrl: URL, key: string, decision: 'allow' | '
 
 /** An OAuthClientProvider as an agent host writes it, with a metadata-document URL or registering itself. */
 function hostProvider(clientMetadataUrl?: string) {
-  const state: { tokens?: Json; verifier?: string; authorizationUrl?: URL; client?: Json } = {};
+  const state: { tokens?: Json; verifier?: string; authorizationUrl?: URL; client?: Json; discovery?: Json } = {};
   const provider: OAuthClientProvider = {
     get redirectUrl() { return CALLBACK; },
     clientMetadataUrl,
@@ -71,42 +70,45 @@ function hostProvider(clientMetadataUrl?: string) {
     saveTokens: (tokens) => { state.tokens = tokens as Json; },
     redirectToAuthorization: (url) => { state.authorizationUrl = url; },
     saveCodeVerifier: (v) => { state.verifier = v; },
+    // v2 binds the callback to the authorization server it discovered (SEP-2352); v1 never calls these.
+    saveDiscoveryState: (d: Json) => { state.discovery = d; },
+    discoveryState: () => state.discovery,
     codeVerifier: () => state.verifier!,
     state: () => 'st-42',
   };
   return { provider, state };
 }
 
-async function signInWithSdk(t: import('ava').ExecutionContext, provider: OAuthClientProvider, state: { authorizationUrl?: URL }, key: string) {
-  const url = new URL(`${svc.baseUrl}/mcp`);
-  const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
-  await t.throwsAsync(new Client({ name: 'host', version: '1' }).connect(first), { instanceOf: UnauthorizedError });
+async function signInWithSdk(t: import('ava').ExecutionContext, sdk: Sdk, provider: OAuthClientProvider, state: { authorizationUrl?: URL }, key: string) {
+  const first = await beginSignIn(sdk, svc.baseUrl, provider);
+  t.true(first.error instanceof SDK_AUTH[sdk].UnauthorizedError, `the SDK asks the user to sign in: ${String(first.error)}`);
   t.truthy(state.authorizationUrl);
   const { location, pages } = await consent(state.authorizationUrl!, key);
   t.is(location.origin + location.pathname, CALLBACK);
   t.is(location.searchParams.get('state'), 'st-42');
   t.is(location.searchParams.get('iss'), svc.baseUrl, 'RFC 9207 iss');
-  await first.finishAuth(location.searchParams.get('code')!);
-  const client = new Client({ name: 'host', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
+  await first.finishAuth(location.searchParams);
+  const client = await connectSdk(sdk, svc.baseUrl, { authProvider: provider });
   return { client, pages };
 }
 
-test('oauth clients - the SDK signs in with a Client ID Metadata Document; the consent page names the client, the account and the scope', async (t) => {
-  const clientId = docs.publish('/cimd/host.json', { client_name: 'Agent Host', redirect_uris: [CALLBACK], token_endpoint_auth_method: 'none' }, { 'cache-control': 'max-age=300' });
-  const { provider, state } = hostProvider(clientId);
-  const { client, pages } = await signInWithSdk(t, provider, state, owner.api_key);
-  t.is(new URL(state.authorizationUrl!).searchParams.get('client_id'), clientId, 'the SDK used the document URL as client_id');
-  t.regex(pages[0]!, /Agent Host/);
-  t.regex(pages[1]!, /Agent Host/);
-  t.regex(pages[1]!, new RegExp(`Acme QA \\(${owner.id}\\)`), 'the account');
-  t.regex(pages[1]!, /mcp: use Mailcue/, 'the scope');
-  t.regex(pages[1]!, /every inbox, read and write/);
-  t.regex(String(state.tokens?.access_token), /^mca_/);
-  t.falsy((await client.callTool({ name: 'list_inboxes', arguments: {} })).isError);
-  await client.close();
-  t.is(docs.hits.get('/cimd/host.json'), 1, 'fetched once: max-age=300 let the later steps use the cache');
-});
+for (const sdk of ['v1', 'v2'] as Sdk[]) {
+  test(`oauth clients ${sdk} - the SDK signs in with a Client ID Metadata Document; the consent page names the client, the account and the scope`, async (t) => {
+    const clientId = docs.publish(`/cimd/host-${sdk}.json`, { client_name: 'Agent Host', redirect_uris: [CALLBACK], token_endpoint_auth_method: 'none' }, { 'cache-control': 'max-age=300' });
+    const { provider, state } = hostProvider(clientId);
+    const { client, pages } = await signInWithSdk(t, sdk, provider, state, owner.api_key);
+    t.is(new URL(state.authorizationUrl!).searchParams.get('client_id'), clientId, 'the SDK used the document URL as client_id');
+    t.regex(pages[0]!, /Agent Host/);
+    t.regex(pages[1]!, /Agent Host/);
+    t.regex(pages[1]!, new RegExp(`Acme QA \\(${owner.id}\\)`), 'the account');
+    t.regex(pages[1]!, /mcp: use Mailcue/, 'the scope');
+    t.regex(pages[1]!, /every inbox, read and write/);
+    t.regex(String(state.tokens?.access_token), /^mca_/);
+    t.falsy((await client.callTool('list_inboxes', {})).isError);
+    await client.close();
+    t.is(docs.hits.get(`/cimd/host-${sdk}.json`), 1, 'fetched once: max-age=300 let the later steps use the cache');
+  });
+}
 
 test('oauth clients - a document is fetched again when its headers forbid caching', async (t) => {
   const clientId = docs.publish('/cimd/nostore.json', { redirect_uris: [CALLBACK] }, { 'cache-control': 'no-store' });
@@ -117,19 +119,20 @@ test('oauth clients - a document is fetched again when its headers forbid cachin
   t.is(docs.hits.get('/cimd/nostore.json'), 2);
 });
 
-test('oauth clients - without a document the SDK registers itself (RFC 7591) and signs in; a scoped key signing in gives its scope', async (t) => {
-  const inbox = ((await (await svc.api(owner.api_key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address as string;
-  const other = ((await (await svc.api(owner.api_key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address as string;
-  const scoped = ((await (await svc.api(owner.api_key, 'POST', '/v1/keys', { inboxes: [inbox], read_only: true })).json()) as Json).data;
-  const { provider, state } = hostProvider();
-  const { client, pages } = await signInWithSdk(t, provider, state, scoped.key);
-  t.regex(String(state.client?.client_id), /^mcd_/, 'registered through /register');
-  t.regex(pages[1]!, new RegExp(`${inbox.replace('.', '\\.')}, read only`), 'the page says what the key reaches');
-  t.falsy((await client.callTool({ name: 'get_messages', arguments: { inbox } })).isError);
-  t.true((await client.callTool({ name: 'get_messages', arguments: { inbox: other } })).isError, 'the token has the key\'s scope');
-  await client.close();
-});
-
+for (const sdk of ['v1', 'v2'] as Sdk[]) {
+  test(`oauth clients ${sdk} - without a document the SDK registers itself (RFC 7591) and signs in; a scoped key signing in gives its scope`, async (t) => {
+    const inbox = ((await (await svc.api(owner.api_key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address as string;
+    const other = ((await (await svc.api(owner.api_key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address as string;
+    const scoped = ((await (await svc.api(owner.api_key, 'POST', '/v1/keys', { inboxes: [inbox], read_only: true })).json()) as Json).data;
+    const { provider, state } = hostProvider();
+    const { client, pages } = await signInWithSdk(t, sdk, provider, state, scoped.key);
+    t.regex(String(state.client?.client_id), /^mcd_/, 'registered through /register');
+    t.regex(pages[1]!, new RegExp(`${inbox.replace('.', '\\.')}, read only`), 'the page says what the key reaches');
+    t.falsy((await client.callTool('get_messages', { inbox })).isError);
+    t.true((await client.callTool('get_messages', { inbox: other })).isError, 'the token has the key\'s scope');
+    await client.close();
+  });
+}
 
 const authorizeUrl = (params: Record<string, string>): URL => authorizeAt(svc.baseUrl, CALLBACK, params);
 

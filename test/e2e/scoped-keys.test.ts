@@ -1,11 +1,8 @@
-// End to end: scoped keys (issue 36) through REST, the official MCP SDK v1 client (a key as its
-// bearer, and the client-credentials grant through the SDK's ClientCredentialsProvider), and what a
-// key outside its scope gets on each: REST 403 scope_denied, an MCP tool error.
+// End to end: scoped keys (issue 36) through REST, the official MCP SDK clients v1 and v2 (a key as
+// their bearer, and the client-credentials grant through each SDK's ClientCredentialsProvider), and
+// what a key outside its scope gets on each: REST 403 scope_denied, an MCP tool error.
 import test from 'ava';
-import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { connectMcp } from '../helpers/mcp.js';
+import { connectSdk, SDK_AUTH, type Sdk } from '../helpers/mcp-clients.js';
 import { startService, type Service } from '../helpers/service.js';
 
 type Json = Record<string, any>;
@@ -36,7 +33,7 @@ async function call(key: string, method: string, path: string, body?: unknown): 
   return { status: res.status, body: (await res.json()) as Json };
 }
 
-function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
+function textOf(result: Json): string {
   return (result.content as { text: string }[]).map((c) => c.text).join('\n');
 }
 
@@ -104,52 +101,53 @@ test('keys - a key for the inboxes it creates uses those and no other', async (t
   t.is((await call(creator, 'DELETE', `/v1/inboxes/${mine}`)).status, 200);
 });
 
-test('keys - over MCP (SDK v1 client) a key outside its scope gets a tool error, inside it works', async (t) => {
-  const limited = (await createKey({ inboxes: [inboxA] })).key;
-  const client = await connectMcp('streamable-http', svc.baseUrl, limited);
-  const inside = await client.callTool({ name: 'get_messages', arguments: { inbox: inboxA } });
-  t.falsy(inside.isError);
-  const outside = await client.callTool({ name: 'get_messages', arguments: { inbox: inboxB } });
-  t.true(outside.isError);
-  t.regex(textOf(outside), /may not use the inbox/);
-  const create = await client.callTool({ name: 'create_and_wait_for_otp', arguments: { timeout: 10 } });
-  t.true(create.isError);
-  t.regex(textOf(create), /may not create inboxes/);
-  const domains = await client.callTool({ name: 'add_custom_domain', arguments: { domain: 'agents.example.com' } });
-  t.true(domains.isError);
-  const listed = await client.callTool({ name: 'list_inboxes', arguments: {} });
-  t.deepEqual((listed.structuredContent as Json).inboxes.map((i: Json) => i.address), [inboxA]);
-  await client.close();
-});
+for (const sdk of ['v1', 'v2'] as Sdk[]) {
+  test(`keys - over MCP (SDK ${sdk} client) a key outside its scope gets a tool error, inside it works`, async (t) => {
+    const limited = (await createKey({ inboxes: [inboxA] })).key;
+    const client = await connectSdk(sdk, svc.baseUrl, limited);
+    const inside = await client.callTool('get_messages', { inbox: inboxA });
+    t.falsy(inside.isError);
+    const outside = await client.callTool('get_messages', { inbox: inboxB });
+    t.true(outside.isError);
+    t.regex(textOf(outside), /may not use the inbox/);
+    const create = await client.callTool('create_and_wait_for_otp', { timeout: 10 });
+    t.true(create.isError);
+    t.regex(textOf(create), /may not create inboxes/);
+    const domains = await client.callTool('add_custom_domain', { domain: 'agents.example.com' });
+    t.true(domains.isError);
+    const listed = await client.callTool('list_inboxes', {});
+    t.deepEqual((listed.structuredContent as Json).inboxes.map((i: Json) => i.address), [inboxA]);
+    await client.close();
+  });
 
-test('keys - client_credentials: the SDK ClientCredentialsProvider signs in with a key\'s id and secret; the token has the key\'s scope', async (t) => {
-  const key = await createKey({ inboxes: [inboxB], name: 'daemon' });
-  const provider = new ClientCredentialsProvider({ clientId: key.id, clientSecret: key.key, expectedIssuer: svc.baseUrl });
-  const client = new Client({ name: 'ci-job', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.baseUrl}/mcp`), { authProvider: provider }));
-  const tokens = provider.tokens()!;
-  t.regex(tokens.access_token, /^mca_/);
-  t.is(tokens.refresh_token, undefined, 'no refresh token for client_credentials');
-  t.falsy((await client.callTool({ name: 'get_messages', arguments: { inbox: inboxB } })).isError);
-  const outside = await client.callTool({ name: 'get_messages', arguments: { inbox: inboxA } });
-  t.true(outside.isError);
-  await client.close();
-  // The token is a REST bearer too, with the same scope.
-  t.like(await call(tokens.access_token, 'GET', `/v1/inboxes/${inboxA}`), { status: 403, body: { error: 'scope_denied' } });
+  test(`keys - client_credentials: the SDK ${sdk} ClientCredentialsProvider signs in with a key's id and secret; the token has the key's scope`, async (t) => {
+    const key = await createKey({ inboxes: [inboxB], name: 'daemon' });
+    const provider = new SDK_AUTH[sdk].ClientCredentialsProvider({ clientId: key.id, clientSecret: key.key, expectedIssuer: svc.baseUrl });
+    const client = await connectSdk(sdk, svc.baseUrl, { authProvider: provider });
+    const tokens = provider.tokens()!;
+    t.regex(tokens.access_token, /^mca_/);
+    t.is(tokens.refresh_token, undefined, 'no refresh token for client_credentials');
+    t.falsy((await client.callTool('get_messages', { inbox: inboxB })).isError);
+    const outside = await client.callTool('get_messages', { inbox: inboxA });
+    t.true(outside.isError);
+    await client.close();
+    // The token is a REST bearer too, with the same scope.
+    t.like(await call(tokens.access_token, 'GET', `/v1/inboxes/${inboxA}`), { status: 403, body: { error: 'scope_denied' } });
 
-  const token = async (body: Record<string, string>, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${svc.baseUrl}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
-    return { status: res.status, body: (await res.json()) as Json, auth: res.headers.get('www-authenticate') };
-  };
-  const posted = await token({ grant_type: 'client_credentials', client_id: key.id, client_secret: key.key });
-  t.is(posted.status, 200, 'client_secret_post works too');
-  t.like(posted.body, { token_type: 'Bearer', expires_in: 3600, scope: 'mcp' });
-  const wrongSecret = await token({ grant_type: 'client_credentials', client_id: key.id, client_secret: (await createKey({})).key });
-  t.like(wrongSecret, { status: 401, body: { error: 'invalid_client' } });
-  const basicWrong = await token({ grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from(`${key.id}:nope`).toString('base64')}` });
-  t.like(basicWrong, { status: 401, body: { error: 'invalid_client' }, auth: 'Basic realm="mailcue"' });
-  t.like(await token({ grant_type: 'client_credentials', client_id: owner.api_key, client_secret: owner.api_key }), { status: 401, body: { error: 'invalid_client' } });
-});
+    const token = async (body: Record<string, string>, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${svc.baseUrl}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
+      return { status: res.status, body: (await res.json()) as Json, auth: res.headers.get('www-authenticate') };
+    };
+    const posted = await token({ grant_type: 'client_credentials', client_id: key.id, client_secret: key.key });
+    t.is(posted.status, 200, 'client_secret_post works too');
+    t.like(posted.body, { token_type: 'Bearer', expires_in: 3600, scope: 'mcp' });
+    const wrongSecret = await token({ grant_type: 'client_credentials', client_id: key.id, client_secret: (await createKey({})).key });
+    t.like(wrongSecret, { status: 401, body: { error: 'invalid_client' } });
+    const basicWrong = await token({ grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from(`${key.id}:nope`).toString('base64')}` });
+    t.like(basicWrong, { status: 401, body: { error: 'invalid_client' }, auth: 'Basic realm="mailcue"' });
+    t.like(await token({ grant_type: 'client_credentials', client_id: owner.api_key, client_secret: owner.api_key }), { status: 401, body: { error: 'invalid_client' } });
+  });
+}
 
 test('keys - an expired key is refused; a deleted key and its tokens at once; rotation replaces the secret', async (t) => {
   const short = await createKey({ expires_in: 4 });

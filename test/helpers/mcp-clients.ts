@@ -2,9 +2,13 @@
 // (@modelcontextprotocol/client), over Streamable HTTP, each given a fetch that can break the
 // answer stream of a tool call mid-wait as a network would, and that holds and records the
 // reconnections the SDK then makes with Last-Event-ID (issue 36).
+import { ClientCredentialsProvider as ClientCredentialsV1 } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import { UnauthorizedError as UnauthorizedV1 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import {
+  Client as ClientV2, ClientCredentialsProvider as ClientCredentialsV2, StreamableHTTPClientTransport as TransportV2, UnauthorizedError as UnauthorizedV2,
+} from '@modelcontextprotocol/client';
 
 export type Sdk = 'v1' | 'v2';
 type Json = Record<string, any>;
@@ -14,6 +18,18 @@ export interface ProgressSeen {
   progress: number;
   message?: string;
 }
+
+/** Each SDK's own OAuth classes: a host uses the ones of the SDK it is built on. */
+export const SDK_AUTH = {
+  v1: { UnauthorizedError: UnauthorizedV1, ClientCredentialsProvider: ClientCredentialsV1 },
+  v2: { UnauthorizedError: UnauthorizedV2, ClientCredentialsProvider: ClientCredentialsV2 },
+} as const;
+
+/**
+ * How a client authenticates: an API key or access token as its bearer, or an OAuth provider
+ * (the SDK's own flows: authorization code with a metadata document or registration, client credentials).
+ */
+export type SdkAuth = string | { authProvider: object };
 
 /** The calls a test makes, the same for both SDK versions. */
 export interface SdkClient {
@@ -103,14 +119,38 @@ export class StreamCutter {
   };
 }
 
-export async function connectSdk(sdk: Sdk, baseUrl: string, token: string, cutter = new StreamCutter()): Promise<SdkClient> {
+function transportOptions(auth: SdkAuth, cutter: StreamCutter) {
+  return typeof auth === 'string'
+    ? { requestInit: { headers: { authorization: `Bearer ${auth}` } }, fetch: cutter.fetch }
+    : { authProvider: auth.authProvider as never, fetch: cutter.fetch };
+}
+
+/**
+ * The first connection of a host whose user has not signed in yet: the SDK sends the user to the
+ * authorization page (the provider's redirectToAuthorization) and throws its UnauthorizedError.
+ * Returns the transport's finishAuth, given the query of the redirect back to the host: v2 checks
+ * its RFC 9207 `iss` against the authorization server's issuer before it redeems the code.
+ */
+export async function beginSignIn(sdk: Sdk, baseUrl: string, authProvider: object): Promise<{ error: unknown; finishAuth(callback: URLSearchParams): Promise<void> }> {
   const url = new URL(`${baseUrl}/mcp`);
-  const requestInit = { headers: { authorization: `Bearer ${token}` } };
+  const options = transportOptions({ authProvider }, new StreamCutter());
+  const transport = sdk === 'v1' ? new TransportV1(url, options) : new TransportV2(url, options);
+  const client = sdk === 'v1' ? new ClientV1({ name: 'host', version: '1' }) : new ClientV2({ name: 'host', version: '2' });
+  const error = await client.connect(transport as never).then(() => null, (err: unknown) => err);
+  return {
+    error,
+    finishAuth: (callback) => (transport instanceof TransportV2 ? transport.finishAuth(callback) : transport.finishAuth(callback.get('code')!)),
+  };
+}
+
+export async function connectSdk(sdk: Sdk, baseUrl: string, auth: SdkAuth, cutter = new StreamCutter()): Promise<SdkClient> {
+  const url = new URL(`${baseUrl}/mcp`);
+  const options = transportOptions(auth, cutter);
   const progress = (onprogress?: (p: ProgressSeen) => void) =>
     onprogress ? (p: { progress: number; message?: string }) => onprogress({ at: Date.now(), progress: p.progress, message: p.message }) : undefined;
   if (sdk === 'v1') {
     const client = new ClientV1({ name: 'mailcue-test-v1', version: '1.0.0' });
-    await client.connect(new TransportV1(url, { requestInit, fetch: cutter.fetch }));
+    await client.connect(new TransportV1(url, options));
     return {
       callTool: async (name, args, o = {}) =>
         (await client.callTool({ name, arguments: args }, undefined, {
@@ -122,7 +162,7 @@ export async function connectSdk(sdk: Sdk, baseUrl: string, token: string, cutte
     };
   }
   const client = new ClientV2({ name: 'mailcue-test-v2', version: '2.0.0' });
-  await client.connect(new TransportV2(url, { requestInit, fetch: cutter.fetch }));
+  await client.connect(new TransportV2(url, options));
   return {
     callTool: async (name, args, o = {}) =>
       (await client.callTool({ name, arguments: args }, {
