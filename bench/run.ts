@@ -26,11 +26,12 @@ import { deleteLargeInbox } from './scenarios/delete-large-inbox.js';
 import { accounts } from './scenarios/accounts.js';
 import { parked } from './scenarios/parked.js';
 import { webhookDelivery } from './scenarios/webhook-delivery.js';
+import { hostileIngest } from './scenarios/hostile-ingest.js';
 
 /** In run order. The SMTP scenarios fill the read inboxes the read scenarios use. Scenarios that
  * start their own servers (parked-waiters, peer-maildev) run after the shared Mailcue is stopped. */
 const SHARED: Scenario[] = [floorUws, floorUwsShard, floorGrpc, floorSmtp, floorSmtpShard, smtpIngest, smtpIngestLarge, restGetLatest, mcpGetLatest, wakeLatency, webhookDelivery];
-const OWN: Scenario[] = [parkedWaiters, peerMaildev, inboxSize, deleteLargeInbox, accounts, parked];
+const OWN: Scenario[] = [parkedWaiters, peerMaildev, inboxSize, deleteLargeInbox, accounts, parked, hostileIngest];
 const READ_INBOXES = 1000;
 const RESULTS = path.resolve('bench/results/latest.json');
 

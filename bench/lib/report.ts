@@ -116,6 +116,13 @@ export function evaluateTargets(results: Map<string, ScenarioResult>): Target[] 
   add('delete-large-inbox: concurrent reader p99 ≤ 50 ms', ['delete-large-inbox'], num(del?.p99_ms), (v) => v <= 50,
     (v) => `p99 ${v} ms, max ${del!.max_ms} ms while ${del!.messages} messages were deleted in ${del!.reclaim_s} s`);
 
+  // Issue 33: one tenant's hostile mail costs another's ordinary mail at most half again.
+  const hostile = ok(get('hostile-ingest'));
+  for (const [field, what] of [['accepted_p99_ratio', 'end of DATA → 250'], ['visible_p99_ratio', '250 → visible, parsed']] as const) {
+    add(`hostile-ingest: normal mail ${what} p99 ≤ 1.5× without the hostile sender`, ['hostile-ingest'], num(hostile?.[field]), (v) => v <= 1.5,
+      (v) => `${shown(v)}× (${hostile!.hostile_mails} hostile mails, ${hostile!.hostile_mib} MiB beside; ${hostile!.unparsed} normal ones unparsed)`);
+  }
+
   // Kept from earlier issues.
   const restBytes = num(parkedWaiters?.bytes_per_waiter);
   const mcpBytes = num(parkedWaiters?.bytes_per_mcp_waiter);
