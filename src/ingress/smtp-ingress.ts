@@ -215,7 +215,7 @@ async function withinLimits(quota: StorageQuota, owners: RecipientOwners, envelo
 export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<SmtpIngress> {
   const { config, cluster, pool, log } = deps;
   const recent = new RecentRecipients(RECIPIENT_CACHE_MS, RECIPIENT_CACHE_SIZE);
-  const budget = new InflightBudget(config.smtpMaxInflightBytes, config.smtpMaxInflightBytesPerIp);
+  const budget = new InflightBudget(config.smtpMaxInflightBytes, config.smtpMaxInflightBytesPerIp, (inUse) => metrics.smtpInflightBytes.set(inUse));
   const perIp = new ConnectionsPerIp(config.smtpMaxConnectionsPerIp);
   const named = new NamedRecipients(2 * config.smtpMaxRecipients);
   const authenticator = new MailAuthenticator(

@@ -14,13 +14,19 @@ export class InflightBudget {
   private used = 0;
   private readonly byClient = new Map<string, number>();
 
-  constructor(readonly maxBytes: number, readonly maxBytesPerClient = maxBytes) {}
+  constructor(
+    readonly maxBytes: number,
+    readonly maxBytesPerClient = maxBytes,
+    /** Told the bytes in use after every change (the `mailcue_smtp_inflight_bytes` gauge). */
+    private readonly changed: (inUse: number) => void = () => undefined,
+  ) {}
 
   take(bytes: number, client = ''): boolean {
     const mine = this.byClient.get(client) ?? 0;
     if (this.used + bytes > this.maxBytes || mine + bytes > this.maxBytesPerClient) return false;
     this.used += bytes;
     this.byClient.set(client, mine + bytes);
+    this.changed(this.used);
     return true;
   }
 
@@ -30,6 +36,7 @@ export class InflightBudget {
     const left = (this.byClient.get(client) ?? bytes) - bytes;
     if (left <= 0) this.byClient.delete(client);
     else this.byClient.set(client, left);
+    this.changed(this.used);
   }
 
   /** Bytes one client holds. */

@@ -24,6 +24,9 @@ export class Metrics {
     name: 'mailcue_grpc_call_duration_seconds', help: 'Front-to-shard envelope round trip', labelNames: ['command', 'ok'] as const,
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1, 10, 60], registers: [this.registry],
   });
+  readonly smtpInflightBytes = new client.Gauge({
+    name: 'mailcue_smtp_inflight_bytes', help: 'DATA bytes the SMTP ingress holds now: being read, delivered or authenticated', registers: [this.registry],
+  });
   readonly parkedWaiters = new client.Gauge({
     name: 'mailcue_parked_waiters', help: 'Long-poll waiters parked on all shards', registers: [this.registry],
   });

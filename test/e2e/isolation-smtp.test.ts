@@ -4,9 +4,10 @@
 // lookup (issue 11). Raw sockets, since client libraries refuse to send what the server refuses.
 import test from 'ava';
 import { sendMail } from '../helpers/mail.js';
-import { assertAlive, MiB, parkVictim, rssBytes } from '../helpers/isolation.js';
+import { assertAlive, metricValue, MiB, parkVictim, rssBytes } from '../helpers/isolation.js';
 import { startService, type Service } from '../helpers/service.js';
 import { SmtpSocket } from '../helpers/smtp-socket.js';
+import { until } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
 let svc: Service;
@@ -109,6 +110,54 @@ test.serial('isolation smtp - recipients, connections per IP and in-flight DATA 
     t.regex(sent?.response ?? '', /^250/);
     await victim.assertUnaffected(t);
     await assertAlive(t, small);
+  } finally {
+    await small.stop();
+  }
+});
+
+test.serial('isolation smtp - one client IP holds at most its share of the in-flight DATA budget; another IP still gets through', async (t) => {
+  const small = await startService({
+    env: { MAILCUE_SMTP_MAX_INFLIGHT_BYTES: String(4 * MiB), MAILCUE_SMTP_MAX_INFLIGHT_BYTES_PER_IP: String(MiB) },
+  });
+  try {
+    const { api_key: key } = await small.createAccount('growth');
+    const box = await inbox(small, key);
+    const line = `${'z'.repeat(1022)}\r\n`;
+    const begin = async (from: string) => {
+      const { smtp } = await SmtpSocket.open(small.smtpPort, from);
+      await smtp.command('EHLO client.test');
+      await smtp.command('MAIL FROM:<s@sender.test>');
+      t.regex(await smtp.command(`RCPT TO:<${box}>`), /^250/);
+      t.regex(await smtp.command('DATA'), /^354/);
+      await smtp.write('Subject: weight\r\n\r\n');
+      return smtp;
+    };
+    const inflight = async () => metricValue(await small.metrics(), 'mailcue_smtp_inflight_bytes');
+
+    // 127.0.0.2 streams 900 KiB of a message and holds it open: the front holds those bytes.
+    const holder = await begin('127.0.0.2');
+    await holder.write(line.repeat(900));
+    await until(async () => (await inflight()) >= 900 * 1024, 'the first 900 KiB held');
+
+    // The same IP on another connection: 300 KiB more is over its 1 MiB share, though the front has room.
+    const greedy = await begin('127.0.0.2');
+    await greedy.write(line.repeat(300));
+    await greedy.write('.\r\n');
+    t.regex(await greedy.reply(), /^451 4\.3\.2/);
+    greedy.close();
+
+    // Another IP sends as much as the holder holds: 250.
+    const other = await begin('127.0.0.3');
+    await other.write(line.repeat(900));
+    await other.write('.\r\n');
+    t.regex(await other.reply(), /^250/);
+    other.close();
+
+    await holder.write('.\r\n');
+    t.regex(await holder.reply(), /^250/, 'the holder\'s own message completes');
+    holder.close();
+    // Held until delivery and sender authentication are done with the bytes, then given back.
+    await until(async () => (await inflight()) === 0, 'the budget given back');
   } finally {
     await small.stop();
   }

@@ -36,8 +36,9 @@ export class SmtpSocket {
 
   private readonly pendingReplies: string[] = [];
 
-  static async open(port: number): Promise<{ smtp: SmtpSocket; greeting: string }> {
-    const socket = net.connect(port, '127.0.0.1');
+  /** `localAddress`: another loopback address (127.0.0.2, …) to be another client IP. */
+  static async open(port: number, localAddress?: string): Promise<{ smtp: SmtpSocket; greeting: string }> {
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('error', reject);
