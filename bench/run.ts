@@ -27,11 +27,12 @@ import { accounts } from './scenarios/accounts.js';
 import { parked } from './scenarios/parked.js';
 import { webhookDelivery } from './scenarios/webhook-delivery.js';
 import { hostileIngest } from './scenarios/hostile-ingest.js';
+import { clusterIngest, failover } from './scenarios/cluster.js';
 
 /** In run order. The SMTP scenarios fill the read inboxes the read scenarios use. Scenarios that
  * start their own servers (parked-waiters, peer-maildev) run after the shared Mailcue is stopped. */
 const SHARED: Scenario[] = [floorUws, floorUwsShard, floorGrpc, floorSmtp, floorSmtpShard, smtpIngest, smtpIngestLarge, restGetLatest, mcpGetLatest, wakeLatency, webhookDelivery];
-const OWN: Scenario[] = [parkedWaiters, peerMaildev, inboxSize, deleteLargeInbox, accounts, parked, hostileIngest];
+const OWN: Scenario[] = [parkedWaiters, peerMaildev, inboxSize, deleteLargeInbox, accounts, parked, hostileIngest, clusterIngest, failover];
 const READ_INBOXES = 1000;
 const RESULTS = path.resolve('bench/results/latest.json');
 

@@ -90,6 +90,10 @@ export function evaluateTargets(results: Map<string, ScenarioResult>): Target[] 
   const cluster = ok(get('cluster-ingest'));
   add('cluster-ingest (3 copies, min in-sync 2) ≥ 0.4× embedded smtp-ingest', ['cluster-ingest', 'smtp-ingest'], ratio(num(cluster?.ops_per_s), num(ingest?.ops_per_s)), (v) => v >= 0.4,
     (v) => `${shown(v)}× (${cluster!.ops_per_s} vs ${ingest!.ops_per_s} mails/s)`);
+  // DESIGN §8: a killed primary's slots resume within the lease TTL (default 5 s) plus 2 s.
+  const fail = ok(get('failover'));
+  add('failover: kill -9 of a primary → first 250 on its slots, max over the kills ≤ lease TTL + 2 s (7 s)', ['failover'], num(fail?.max_ms), (v) => v <= 7000,
+    (v) => `max ${Math.round(v)} ms, p50 ${Math.round(num(fail!.p50_ms) ?? 0)} ms over ${fail!.kills} kills`);
 
   // Scale curves: the cost at the largest size against the smallest, in the same run.
   const inbox = ok(get('inbox-size'));
