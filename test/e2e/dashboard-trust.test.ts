@@ -1,7 +1,7 @@
 // End to end: what a person needs to see to understand a message and manage inboxes safely, in
 // Debian's Chromium on a desktop and a phone viewport: where an API key comes from, the words of an
-// HTML-only mail, the sender-authentication verdict and the safe view's warnings, and a delete from
-// the inbox list that asks first.
+// HTML-only mail, the sender-authentication verdict and the safe view's warnings, a delete from
+// the inbox list that asks first, and storage against the plan's limits (DESIGN §7).
 import test from 'ava';
 import { DESKTOP, launchChromium, openPage, PHONE, signIn } from '../helpers/browser.js';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
@@ -121,6 +121,34 @@ for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as con
     await page.click('dialog[open] button[value=ok]');
     await page.waitForSelector(`#inbox-list a[data-inbox="${drop}"]`, { state: 'detached' });
     t.deepEqual(await listed(), [keep]);
+    await close();
+  });
+
+  test.serial(`dashboard trust (${device}) - the Account page shows storage against the plan's limits; a new inbox can keep mail a shorter time`, async (t) => {
+    const { api_key } = await svc.createAccount('free');
+    const address = `stored-${device}@mailcue.test`;
+    await inboxFor(api_key, address);
+    await sendMail(svc.smtpPort, { to: address, subject: 'Stored', text: 'x'.repeat(3000) });
+    await latest(api_key, address);
+    const { page, close } = await openPage(browser, svc.baseUrl, { viewport });
+    await signIn(page, svc.baseUrl, api_key, '/dashboard/account');
+    await page.waitForSelector('#storage');
+    t.true(await page.locator('#storage').isVisible());
+    // The Free plan's limits (docs/configuration.md) beside what the account holds.
+    t.is(await page.textContent('#usage-inboxes'), '1 of 10');
+    t.regex((await page.textContent('#usage-messages')) ?? '', /^1 \(at most 100 per inbox\)$/);
+    t.regex((await page.textContent('#usage-bytes')) ?? '', /^\d+(\.\d+)? KiB of 50(\.0)? MiB$/);
+    t.is(await page.textContent('#retention'), '1 day');
+
+    await page.goto(`${svc.baseUrl}/dashboard/inboxes`);
+    await page.fill('#inbox-address', `brief-${device}@mailcue.test`);
+    await page.selectOption('#inbox-retention', '3600');
+    await page.click('#inbox-form button[type=submit]');
+    // The new inbox opens (on a phone its messages take the screen): its row is in the list, maybe hidden.
+    await page.waitForSelector(`#inbox-list a[data-inbox="brief-${device}@mailcue.test"]`, { state: 'attached' });
+    const made = ((await (await svc.api(api_key, 'GET', `/v1/inboxes/brief-${device}@mailcue.test`)).json()) as Json).data;
+    t.is(made.retention, 3600, 'created with its own retention');
+    t.regex((await page.textContent(`#inbox-list a[data-inbox="brief-${device}@mailcue.test"]`)) ?? '', / · kept 1 h$/);
     await close();
   });
 }
