@@ -2,8 +2,11 @@
 // share. Field names follow the public API (snake_case) so that a record can be answered without
 // renaming.
 import type { PlanName } from '../config/plans.js';
-import { verdict, type Authentication, type AuthVerdict } from './authentication.js';
+import { verdict, type Authentication } from './authentication.js';
 import type { ScopedKeyRecord } from './keys.js';
+import type { FullMessage, Inbox, MessageSummary } from './shapes.js';
+
+export type { MessageSummary } from './shapes.js';
 
 export interface AccountRecord {
   id: string;
@@ -49,28 +52,13 @@ export interface InboxRecord {
   plan?: PlanName;
 }
 
-export interface InboxView {
-  address: string;
-  domain: string;
-  created_at: string;
-  message_count: number;
-  unread_count: number;
-  require_auth: boolean;
-  /** Seconds a message is kept; null: the plan's retention. */
-  retention: number | null;
-}
+/** An inbox as every interface shows it (the public shape of src/contract/shapes.ts). */
+export type InboxView = Inbox;
 
-export interface AttachmentMeta {
-  filename: string | null;
-  content_type: string;
-  size: number;
-}
+export type AttachmentMeta = FullMessage['attachments'][number];
 
 /** Why extraction picked each value, or why it is null (the full message view shows it). */
-export interface ExtractionReasons {
-  otp_reason: string;
-  link_reason: string;
-}
+export type ExtractionReasons = FullMessage['extraction'];
 
 export interface MessageRecord {
   id: string;
@@ -94,20 +82,6 @@ export interface MessageRecord {
   warnings?: string[];
   /** Sender authentication (src/contract/authentication.ts); absent on records stored before it existed. */
   authentication?: Authentication;
-}
-
-export interface MessageSummary {
-  id: string;
-  inbox: string;
-  from: string;
-  to: string[];
-  subject: string;
-  date: string;
-  has_attachment: boolean;
-  otp: string | null;
-  verification_link: string | null;
-  read: boolean;
-  auth: AuthVerdict;
 }
 
 export interface DomainRecord {

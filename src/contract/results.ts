@@ -5,7 +5,7 @@ import type { Sink } from '../util/sink.js';
 import type { Command } from './commands.js';
 import type { KeyScope } from './keys.js';
 import type { AccountView, MessageSummary } from './model.js';
-import type { PlanName } from '../config/plans.js';
+import type { Account, StorageUsage } from './shapes.js';
 
 export interface RateState {
   limit: number;
@@ -55,11 +55,7 @@ export interface DeliverResult {
 }
 
 /** An account's storage in one slot of one shard (`inbox.usage`); the front sums them. */
-export interface StorageUsage {
-  inboxes: number;
-  messages: number;
-  bytes: number;
-}
+export type { StorageUsage } from './shapes.js';
 
 /** The rows of `inbox.usage`: one per slot. */
 export type SlotUsage = StorageUsage & { slot: number };
@@ -100,25 +96,8 @@ export interface StreamEvents {
   done: boolean;
 }
 
-/** An account's plan limits and what it used of them (GET /v1/account's usage). */
-export interface AccountUsage {
-  plan: PlanName;
-  limits: {
-    tool_execution: boolean;
-    ops_per_minute: number;
-    concurrent_sessions: number;
-    open_sessions_cap: number;
-    requests_per_minute: number;
-    custom_domains: boolean;
-    webhooks: boolean;
-    monthly_credits: number;
-    price_usd_per_month: number | null;
-  };
-  ops_this_minute: number;
-  requests_this_minute: number;
-  credits_used: number;
-  credits_left: number;
-}
+/** An account's plan limits and what it used of them: GET /v1/account less what the front adds. */
+export type AccountUsage = Omit<Account, 'id' | 'usage' | 'sessions_open'>;
 
 /** Where a follower's copy of a slot stands (replication), with the snapshot bytes it received. */
 export interface SlotPosition {

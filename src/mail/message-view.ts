@@ -4,6 +4,7 @@
 // record nor encodes the view.
 import { unverified } from '../contract/authentication.js';
 import { extractionOf, type MessageRecord } from '../contract/model.js';
+import type { FullMessage, LatestMessage } from '../contract/shapes.js';
 import { safeView } from './safe-text.js';
 
 /** The safe view and authentication of a message, computed for records stored before they were kept. */
@@ -15,12 +16,22 @@ export function trustFields(m: Omit<MessageRecord, 'headers'>): { safe_text: str
 }
 
 /** get_latest_email's `message`: what the code and link are and why, who sent it, the safe text; text and HTML only with `includeRaw`. */
-export function latestMessageView(m: Omit<MessageRecord, 'headers'>, includeRaw: boolean): Record<string, unknown> {
+export function latestMessageView(m: Omit<MessageRecord, 'headers'>, includeRaw: boolean): LatestMessage {
   const { safe_text, warnings, authentication } = trustFields(m);
   return {
     id: m.id, from: m.from, to: m.to, subject: m.subject, date: m.date,
     otp: m.otp, verification_link: m.verification_link, has_attachment: m.attachments.length > 0, extraction: extractionOf(m),
     auth: authentication.summary, authentication, safe_text, warnings,
     ...(includeRaw ? { text: m.text, html: m.html } : {}),
+  };
+}
+
+/** GET …/messages/{id}: the stored record's public fields, the summary's, and the trust fields. */
+export function fullMessageView(m: MessageRecord): FullMessage {
+  const { safe_text, warnings, authentication } = trustFields(m);
+  return {
+    id: m.id, inbox: m.inbox, from: m.from, to: m.to, subject: m.subject, date: m.date, text: m.text, html: m.html, headers: m.headers,
+    attachments: m.attachments, otp: m.otp, verification_link: m.verification_link, read: m.read, extraction: extractionOf(m),
+    safe_text, warnings, authentication, has_attachment: m.attachments.length > 0, auth: authentication.summary,
   };
 }

@@ -2,9 +2,7 @@
 // on the shard owning the inbox.
 import type { MessageListQuery, WaitMatch } from '../contract/commands.js';
 import type { WaitResult } from '../contract/results.js';
-import { extractionOf, type MessageRecord, type MessageSummary } from '../contract/model.js';
-import { verdict } from '../contract/authentication.js';
-import { trustFields } from '../mail/message-view.js';
+import type { MessageRecord, MessageSummary } from '../contract/model.js';
 import { fail } from '../errors/registry.js';
 import type { AttachmentContent } from '../mail/parse-mail.js';
 import type { CancelSignal } from '../util/cancel.js';
@@ -42,11 +40,7 @@ export function latestMessageJson(deps: Deps, caller: Caller, address: string, i
   return withinScope(deps, caller, address, 'read', () => deps.cluster.call({ type: 'message.latest_view', accountId: caller.accountId, address, includeRaw }));
 }
 
-/** GET …/messages/{id}: the stored record plus the summary's fields, without internals. */
-export function fullMessageView(m: MessageRecord): Record<string, unknown> {
-  const { size: _size, ...message } = m;
-  return Object.assign(message, { extraction: extractionOf(m) }, trustFields(m), { has_attachment: m.attachments.length > 0, auth: verdict(m.authentication) });
-}
+export { fullMessageView } from '../mail/message-view.js';
 
 export function getMessage(deps: Deps, caller: Caller, address: string, id: string, markRead = true): Promise<MessageRecord> {
   // A read-only key leaves the message as it found it.

@@ -3,23 +3,8 @@
 // (webhook-id, webhook-timestamp, webhook-signature "v1,<base64>") keyed by the same key's bytes.
 import { createHmac } from 'node:crypto';
 import type { MessageRecord } from '../contract/model.js';
-import { verdict, type AuthVerdict } from '../contract/authentication.js';
-
-export interface NewMessageEvent {
-  event: 'new_message';
-  inbox: string;
-  message: {
-    id: string;
-    from: string;
-    subject: string;
-    date: string;
-    has_attachment: boolean;
-    otp: string | null;
-    verification_link: string | null;
-    /** Sender authentication when the message was committed (issue 19; a new field beside SEED.md's). */
-    auth: AuthVerdict;
-  };
-}
+import { verdict } from '../contract/authentication.js';
+import type { NewMessageEvent } from '../contract/shapes.js';
 
 export function newMessageBody(m: MessageRecord): string {
   const event: NewMessageEvent = {
@@ -27,6 +12,7 @@ export function newMessageBody(m: MessageRecord): string {
     inbox: m.inbox,
     message: {
       id: m.id, from: m.from, subject: m.subject, date: m.date, has_attachment: m.attachments.length > 0,
+      // auth: sender authentication when the message was committed (issue 19; a field beside SEED.md's).
       otp: m.otp, verification_link: m.verification_link, auth: verdict(m.authentication),
     },
   };

@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { sendMail } from '../helpers/mail.js';
 import { connectMcp, rawInitialize, rawMcp, type TransportKind } from '../helpers/mcp.js';
 import { startService, type Service } from '../helpers/service.js';
+import { assertShape } from '../helpers/shapes.js';
 import { parked, until } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
@@ -63,6 +64,7 @@ for (const kind of ['streamable-http', 'sse'] as TransportKind[]) {
         'id', 'from', 'to', 'subject', 'date', 'otp', 'verification_link', 'has_attachment', 'extraction', 'auth', 'authentication', 'safe_text', 'warnings',
       ]);
       t.is(latest.message.otp, '551234');
+      assertShape(t, 'latest_message', latest.message, 'get_latest_email');
       t.regex(latest.message.extraction.otp_reason, /code/);
       t.is(typeof latest.message.extraction.link_reason, 'string');
       const otp = structured(await client.callTool({ name: 'extract_otp', arguments: { inbox: address } }));
@@ -70,8 +72,10 @@ for (const kind of ['streamable-http', 'sse'] as TransportKind[]) {
       t.is(otp.message_id, latest.message.id);
       const msgs = structured(await client.callTool({ name: 'get_messages', arguments: { inbox: address, limit: 5 } }));
       t.is(msgs.count, 1);
+      assertShape(t, 'message_summary', msgs.messages[0], 'get_messages');
       const listed = structured(await client.callTool({ name: 'list_inboxes', arguments: {} }));
       t.true(listed.inboxes.some((i: Json) => i.address === address));
+      for (const i of listed.inboxes) assertShape(t, 'inbox', i, 'list_inboxes');
       const del = structured(await client.callTool({ name: 'delete_email', arguments: { inbox: address, message_id: latest.message.id } }));
       t.true(del.deleted);
       const empty = structured(await client.callTool({ name: 'get_latest_email', arguments: { inbox: address } }));
@@ -154,6 +158,7 @@ test.serial('mcp - watch_email with and without since', async (t) => {
     await sendMail(svc.smtpPort, { to: address, subject: 'one', text: 'hello' });
     const first = structured(await pending);
     t.is(first.message.subject, 'one');
+    assertShape(t, 'message_summary', first.message, 'watch_email');
     await sendMail(svc.smtpPort, { to: address, subject: 'two', text: 'hello' });
     const next = structured(await client.callTool({ name: 'watch_email', arguments: { inbox: address, since: first.message.id } }));
     t.is(next.message.subject, 'two');

@@ -2,6 +2,7 @@
 import test from 'ava';
 import { sendMail } from '../helpers/mail.js';
 import { startService, type Service } from '../helpers/service.js';
+import { assertShape } from '../helpers/shapes.js';
 import { parked, until } from '../helpers/wait.js';
 
 let svc: Service;
@@ -38,6 +39,11 @@ test('inboxes - create with a random or chosen address, list, get, delete', asyn
 
   const one = await json(await svc.api(key, 'GET', `/v1/inboxes/${chosen}`));
   t.deepEqual(Object.keys(one.data).sort(), ['address', 'created_at', 'domain', 'message_count', 'require_auth', 'retention', 'unread_count']);
+  assertShape(t, 'inbox', one.data, 'GET /v1/inboxes/{address}');
+  for (const i of list.data) assertShape(t, 'inbox', i, 'GET /v1/inboxes');
+  // The account's usage counts these inboxes (DESIGN §3, §7).
+  const account = await json(await svc.api(key, 'GET', '/v1/account'));
+  assertShape(t, 'account', account.data, 'GET /v1/account');
 
   const taken = await svc.api(key, 'POST', '/v1/inboxes', { address: chosen });
   t.is(taken.status, 409);
@@ -74,6 +80,7 @@ test('messages - text, html, attachment and non-ASCII subject read back through 
   t.is(summary.otp, '482913');
   t.is(summary.read, false);
   t.regex(summary.date, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  assertShape(t, 'message_summary', summary, 'GET …/messages');
 
   const full = await json(await svc.api(key, 'GET', `/v1/inboxes/${inbox}/messages/${summary.id}`));
   t.is(full.data.text.trim(), 'Your verification code is 482913.');
@@ -81,6 +88,7 @@ test('messages - text, html, attachment and non-ASCII subject read back through 
   t.deepEqual(full.data.attachments, [{ filename: 'report.bin', content_type: 'application/octet-stream', size: attachment.length }]);
   t.is(full.data.read, true);
   t.is(typeof full.data.headers, 'object');
+  assertShape(t, 'full_message', full.data, 'GET …/messages/{id}');
   // Why each value was picked (or is null); the summary keeps its shape.
   t.regex(full.data.extraction.otp_reason, /labelled by "code"/);
   t.regex(full.data.extraction.link_reason, /"Verify"/);
@@ -128,6 +136,7 @@ test.serial('wait - a long-poll started before the mail returns it; since skips 
   t.is(first.timed_out, false);
   t.is(first.data.subject, 'first');
   t.is(first.cursor, first.data.id, 'the cursor is the id of the message answered');
+  assertShape(t, 'message_summary', first.data, 'GET …/messages/wait');
 
   await sendMail(svc.smtpPort, { to: inbox, subject: 'second', text: 'hi' });
   const after = await json(await svc.api(key, 'GET', `/v1/inboxes/${inbox}/messages/wait?timeout=10&since=${first.data.id}`));

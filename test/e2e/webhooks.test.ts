@@ -6,6 +6,7 @@ import { sendMail } from '../helpers/mail.js';
 import { startReceiver, type Behaviour, type Receiver } from '../helpers/https-receiver.js';
 import { startDnsServer } from '../helpers/dns-server.js';
 import { startService, type Service } from '../helpers/service.js';
+import { assertShape } from '../helpers/shapes.js';
 import { until } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
@@ -89,6 +90,7 @@ test('webhooks - register, list, a signed new_message delivery with the SEED.md 
   t.is(body.message.otp, '662211');
   t.is(body.message.verification_link, null);
   t.true(['pass', 'fail', 'none', 'temperror'].includes(body.message.auth), 'the compact sender-authentication verdict rides along');
+  assertShape(t, 'new_message_event', body, 'the webhook body');
   t.is(d!.headers['x-service-signature'], createHmac('sha256', acct.api_key).update(d!.body).digest('hex'));
   const id = d!.headers['webhook-id'] as string;
   const ts = d!.headers['webhook-timestamp'] as string;

@@ -3,11 +3,13 @@ import type { Command } from 'commander';
 import { context, type Ctx } from './context.js';
 import { configPath, readProfile, resolveConnection, writeProfile } from './connection.js';
 import { CliError } from './errors.js';
-import { Api, type Json } from './http.js';
+import type { Account, PlanLimits, StorageUsage } from '../../contract/shapes.js';
+import { Api } from './http.js';
 import { Output } from './output.js';
 
-function printAccount(ctx: Ctx, a: Json): void {
-  const limits = (a.limits ?? {}) as Json;
+function printAccount(ctx: Ctx, a: Account): void {
+  // An older server may leave out what this one sends: '-' then.
+  const limits: Partial<PlanLimits> = a.limits ?? {};
   ctx.out.record([
     ['Account', a.id],
     ['Plan', a.plan],
@@ -16,13 +18,12 @@ function printAccount(ctx: Ctx, a: Json): void {
     ['Agent tools', limits.tool_execution ? `${String(a.ops_this_minute)} ops this minute of ${String(limits.ops_per_minute)}; ${String(a.sessions_open)} of ${String(limits.concurrent_sessions)} sessions` : 'not on this plan'],
     ['Custom domains', limits.custom_domains],
     ['Webhooks', limits.webhooks],
-    ...storageRows(a, limits),
+    ...storageRows(a.usage ?? {}, limits),
   ]);
 }
 
 /** Usage beside each storage limit of the plan (DESIGN §7). */
-function storageRows(a: Json, limits: Json): [string, unknown][] {
-  const usage = (a.usage ?? {}) as Json;
+function storageRows(usage: Partial<StorageUsage>, limits: Partial<PlanLimits>): [string, unknown][] {
   return [
     ['Inboxes', `${String(usage.inboxes ?? '-')} of ${String(limits.inboxes ?? '-')}`],
     ['Messages', `${String(usage.messages ?? '-')} stored, at most ${String(limits.messages_per_inbox ?? '-')} per inbox`],
@@ -87,7 +88,7 @@ export function registerAccount(program: Command): void {
     .description('your plan, credits, limits and storage usage')
     .action(async (_flags: unknown, cmd: Command) => {
       const ctx = context(cmd);
-      const a = (await ctx.api.call('GET', '/v1/account')).data as Json;
+      const a = (await ctx.api.call('GET', '/v1/account')).data as Account;
       ctx.out.result(a, () => printAccount(ctx, a), () => String(a.plan));
     });
 
@@ -104,7 +105,7 @@ from stdin:  echo "$KEY" | mailcue login --url https://mail.example.com`)
       const { url } = resolveConnection({ url: opts.url }, profile);
       const key = await readKey(opts.apiKey || process.env.MAILCUE_API_KEY);
       if (!key) throw new CliError('usage', 'no API key given');
-      const account = (await new Api(url, key).call('GET', '/v1/account')).data as Json;
+      const account = (await new Api(url, key).call('GET', '/v1/account')).data as Account;
       profile.hosts[url] = { api_key: key, account: String(account.id) };
       profile.current = url;
       const file = writeProfile(profile);

@@ -2,7 +2,8 @@
 // `mailcue wait --otp`, with the new address on stderr at once so the caller can use it.
 import type { Command } from 'commander';
 import { context, wholeNumber } from './context.js';
-import { payload, segment, type Json } from './http.js';
+import type { Inbox } from '../../contract/shapes.js';
+import { payload, segment } from './http.js';
 import { shortDate } from './output.js';
 import { printWaited, timedOut, waitForMessage, WAIT_DEFAULT_S, type WaitOptions } from './wait.js';
 
@@ -32,7 +33,7 @@ Examples:
     .action(async (address: string | undefined, flags: CreateFlags, cmd: Command) => {
       const ctx = context(cmd);
       const res = await ctx.api.call('POST', '/v1/inboxes', { body: { address, domain: flags.domain, retention: flags.retention } });
-      const created = res.data as Json;
+      const created = res.data as Inbox;
       if (!flags.waitOtp) {
         ctx.out.result(created, () => {
           if (ctx.out.tty) ctx.out.done(`created ${ctx.out.paint('bold', String(created.address))}`);
@@ -53,7 +54,7 @@ Examples:
     .description('list your inboxes')
     .action(async (_flags: unknown, cmd: Command) => {
       const ctx = context(cmd);
-      const rows = (await ctx.api.call('GET', '/v1/inboxes')).data as Json[];
+      const rows = (await ctx.api.call('GET', '/v1/inboxes')).data as Inbox[];
       ctx.out.result(rows, () => ctx.out.table(rows, [
         { header: 'ADDRESS', value: (i) => i.address },
         { header: 'MESSAGES', value: (i) => i.message_count },

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { context, wholeNumber, type Ctx } from './context.js';
 import { CliError } from './errors.js';
-import { payload, segment, type Json } from './http.js';
+import type { FullMessage, MessageSummary } from '../../contract/shapes.js';
+import { payload, segment } from './http.js';
 import { shortDate, inert } from './output.js';
 
 function messagePath(inbox: string, id: string): string {
@@ -12,7 +13,7 @@ function messagePath(inbox: string, id: string): string {
 }
 
 /** A summary (list row, `wait` result) as label/value lines. */
-export function printSummary(ctx: Ctx, m: Json, more: ReadonlyArray<readonly [string, unknown]> = []): void {
+export function printSummary(ctx: Ctx, m: MessageSummary | FullMessage, more: ReadonlyArray<readonly [string, unknown]> = []): void {
   ctx.out.record([
     ['ID', m.id],
     ['From', m.from],
@@ -25,7 +26,7 @@ export function printSummary(ctx: Ctx, m: Json, more: ReadonlyArray<readonly [st
   ]);
 }
 
-function printMessage(ctx: Ctx, m: Json, part: 'all' | 'text' | 'html' | 'headers'): void {
+function printMessage(ctx: Ctx, m: FullMessage, part: 'all' | 'text' | 'html' | 'headers'): void {
   if (part === 'text' || part === 'html') {
     const body = m[part];
     if (typeof body !== 'string') throw new CliError('no_body', `message ${String(m.id)} has no ${part} part`);
@@ -33,10 +34,10 @@ function printMessage(ctx: Ctx, m: Json, part: 'all' | 'text' | 'html' | 'header
     return;
   }
   if (part === 'headers') {
-    for (const [k, v] of Object.entries((m.headers ?? {}) as Record<string, unknown>)) ctx.out.text(`${k}: ${String(v)}`);
+    for (const [k, v] of Object.entries(m.headers ?? {})) ctx.out.text(`${k}: ${String(v)}`);
     return;
   }
-  const attachments = (m.attachments ?? []) as Json[];
+  const attachments = m.attachments ?? [];
   printSummary(ctx, m, attachments.length === 0 ? [] : [
     ['Attachments', attachments.map((a, n) => `${n}: ${String(a.filename ?? '(unnamed)')} (${String(a.content_type)}, ${String(a.size)} B)`)],
   ]);
@@ -63,7 +64,7 @@ export function registerMessages(program: Command): void {
     .action(async (inbox: string, flags: { limit: number; unread?: boolean }, cmd: Command) => {
       const ctx = context(cmd);
       const res = await ctx.api.call('GET', `/v1/inboxes/${segment(inbox)}/messages`, { query: { limit: flags.limit, unread_only: flags.unread ? 'true' : undefined } });
-      const rows = res.data as Json[];
+      const rows = res.data as MessageSummary[];
       ctx.out.result(rows, () => ctx.out.table(rows, [
         { header: 'ID', value: (m) => m.id },
         { header: 'FROM', value: (m) => m.from, max: 30 },
@@ -86,7 +87,7 @@ export function registerMessages(program: Command): void {
       const ctx = context(cmd);
       const chosen = (['text', 'html', 'headers'] as const).filter((p) => flags[p]);
       if (chosen.length > 1) throw new CliError('usage', `--${chosen.join(' and --')} exclude each other`);
-      const m = (await ctx.api.call('GET', messagePath(inbox, id))).data as Json;
+      const m = (await ctx.api.call('GET', messagePath(inbox, id))).data as FullMessage;
       ctx.out.result(m, () => printMessage(ctx, m, chosen[0] ?? 'all'), () => String(m.id));
     });
 

@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { context, wholeNumber, type Ctx } from './context.js';
 import { CliError } from './errors.js';
+import type { MessageSummary } from '../../contract/shapes.js';
 import { segment, type Json } from './http.js';
 import { printSummary } from './messages.js';
 
@@ -24,7 +25,7 @@ export interface WaitOptions {
   want: Want;
 }
 
-function matches(message: Json, want: Want): boolean {
+function matches(message: MessageSummary, want: Want): boolean {
   if (want === 'otp') return typeof message.otp === 'string' && message.otp !== '';
   if (want === 'link') return typeof message.verification_link === 'string' && message.verification_link !== '';
   return true;
@@ -32,12 +33,12 @@ function matches(message: Json, want: Want): boolean {
 
 async function newestId(ctx: Ctx, inbox: string): Promise<string> {
   const list = await ctx.api.call('GET', `/v1/inboxes/${segment(inbox)}/messages`, { query: { limit: 1 } });
-  const newest = (list.data as Json[])[0];
+  const newest = (list.data as MessageSummary[])[0];
   return typeof newest?.id === 'string' ? newest.id : FIRST_ID;
 }
 
 /** The first message after the starting point that has what is wanted, or null at the deadline. */
-export async function waitForMessage(ctx: Ctx, inbox: string, options: WaitOptions): Promise<Json | null> {
+export async function waitForMessage(ctx: Ctx, inbox: string, options: WaitOptions): Promise<MessageSummary | null> {
   const deadline = Date.now() + options.timeoutS * 1000;
   const what = options.want === 'otp' ? 'a code' : options.want === 'link' ? 'a link' : 'a message';
   const spinner = ctx.out.spinner(`waiting for ${what} at ${inbox}`);
@@ -76,7 +77,7 @@ export async function waitForMessage(ctx: Ctx, inbox: string, options: WaitOptio
         continue;
       }
       if (answer.timed_out === true || !answer.data) continue;
-      const message = answer.data as Json;
+      const message = answer.data as MessageSummary;
       if (matches(message, options.want)) return message;
       cursor = String(message.id);
     }
@@ -92,7 +93,7 @@ export function timedOut(inbox: string, options: WaitOptions): CliError {
 }
 
 /** Prints what `wait` found: only the code or link with --otp/--link, so `CODE=$(…)` works. */
-export function printWaited(ctx: Ctx, message: Json, want: Want): void {
+export function printWaited(ctx: Ctx, message: MessageSummary, want: Want): void {
   if (want !== 'any' && !ctx.out.json) {
     ctx.out.text(String(want === 'otp' ? message.otp : message.verification_link));
     return;

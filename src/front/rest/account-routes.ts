@@ -1,4 +1,5 @@
 // GET /v1/account: the caller's plan, limits and usage (DESIGN §3).
+import type { Account } from '../../contract/shapes.js';
 import type { Deps } from '../../services/deps.js';
 import { admitRest, returnLeases } from '../auth.js';
 import type { Router } from '../http/router.js';
@@ -14,6 +15,7 @@ export function accountRoutes(router: Router, deps: Deps, sessionsOpen: (account
       deps.cluster.call({ type: 'account.usage', accountId: admission.account.id }),
       storageUsage(deps.cluster, admission.account.id),
     ]);
-    ok(ex, 200, { data: { id: admission.account.id, ...account, usage: storage, sessions_open: await sessionsOpen(admission.account.id) } });
+    const data: Account = { id: admission.account.id, ...account, usage: storage, sessions_open: await sessionsOpen(admission.account.id) };
+    ok(ex, 200, { data });
   });
 }

@@ -3,21 +3,7 @@
 import { api, errorText, session } from './api.js';
 import { copyButton, h, Latest, meta } from './dom.js';
 import { KeysPanel } from './keys-panel.js';
-
-interface Usage {
-  id: string;
-  plan: string;
-  limits: {
-    tool_execution: boolean; ops_per_minute: number; concurrent_sessions: number; requests_per_minute: number; monthly_credits: number; price_usd_per_month: number | null;
-    inboxes: number; messages_per_inbox: number; stored_bytes: number; retention: number;
-  };
-  usage: { inboxes: number; messages: number; bytes: number };
-  ops_this_minute: number;
-  requests_this_minute: number;
-  credits_used: number;
-  credits_left: number;
-  sessions_open: number;
-}
+import type { Account as Usage } from '../../../contract/shapes.js';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 

@@ -2,8 +2,7 @@
 // delete after a confirmation that lists the inboxes going with the domain.
 import { api, ApiError, enc, errorText } from './api.js';
 import { announce, clearError, confirmDialog, copyButton, formatDate, h, Latest, showError } from './dom.js';
-
-interface Domain { domain: string; verified: boolean; mx_record: string; txt_record: string; added_at: string }
+import type { CustomDomain as Domain } from '../../../contract/shapes.js';
 
 export class DomainsView {
   readonly root = h('section', { class: 'card', 'aria-labelledby': 'domains-title' });

@@ -4,12 +4,10 @@ import { api, enc, errorText } from './api.js';
 import { announce, attachmentIcon, clearError, confirmDialog, formatDate, formatShort, h, Latest, meta, showError } from './dom.js';
 import { loadMessage, renderMessage } from './message-view.js';
 import { go, pathOf, type Place } from './router.js';
-
-interface Inbox { address: string; message_count: number; unread_count: number; created_at: string; retention: number | null }
+import type { Inbox, MessageSummary as Summary } from '../../../contract/shapes.js';
 
 /** An inbox's own retention, in seconds (REST `retention`); empty: the plan's. */
 const RETENTION_CHOICES: [string, string][] = [['as long as the plan keeps them', ''], ['1 hour', '3600'], ['1 day', '86400'], ['7 days', '604800'], ['30 days', '2592000']];
-interface Summary { id: string; from: string; subject: string; date: string; has_attachment: boolean; otp: string | null; read: boolean }
 
 const PAGE = 50;
 

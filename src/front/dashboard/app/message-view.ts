@@ -3,33 +3,7 @@
 import { api, apiBlob, enc, errorText } from './api.js';
 import { copyButton, formatBytes, formatDate, h, showError } from './dom.js';
 import { hasRemoteContent, messageFrame, textFromHtml } from './message-frame.js';
-
-export interface FullMessage {
-  id: string;
-  inbox: string;
-  from: string;
-  to: string[];
-  subject: string;
-  date: string;
-  text: string | null;
-  html: string | null;
-  headers: Record<string, string>;
-  attachments: { filename: string | null; content_type: string; size: number }[];
-  otp: string | null;
-  verification_link: string | null;
-  auth?: 'pass' | 'fail' | 'none' | 'temperror';
-  authentication?: {
-    spf: string;
-    dkim: { domain: string; selector: string; result: string }[];
-    dmarc: string;
-    dmarc_policy: string | null;
-    aligned: boolean;
-    from_domain: string | null;
-    pending: boolean;
-  };
-  safe_text?: string;
-  warnings?: string[];
-}
+import type { FullMessage } from '../../../contract/shapes.js';
 
 /** What each verdict means for an agent, in the words of docs/security.md "Trusting mail". */
 const VERDICT: Record<NonNullable<FullMessage['auth']>, string> = {

@@ -3,7 +3,7 @@
 // arrives between the two calls.
 import { createInbox as create } from '../../../services/inboxes.js';
 import { INBOX_START } from '../../../util/ids.js';
-import { cursorSchema, defineTool } from './tool.js';
+import { cursorSchema, defineTool, inboxSchema } from './tool.js';
 
 export const createInbox = defineTool<{ address?: string; domain?: string; require_auth?: boolean; retention?: number }>({
   name: 'create_inbox',
@@ -23,13 +23,8 @@ export const createInbox = defineTool<{ address?: string; domain?: string; requi
   },
   outputSchema: {
     type: 'object',
-    properties: {
-      address: { type: 'string' }, domain: { type: 'string' }, created_at: { type: 'string' },
-      message_count: { type: 'integer' }, unread_count: { type: 'integer' }, require_auth: { type: 'boolean' },
-      retention: { type: ['integer', 'null'], description: "Seconds a message is kept; null: the plan's retention" },
-      cursor: cursorSchema,
-    },
-    required: ['address', 'domain', 'created_at', 'cursor'],
+    properties: { ...inboxSchema.properties, cursor: cursorSchema },
+    required: [...inboxSchema.required, 'cursor'],
   },
   async run({ deps, caller }, args) {
     const inbox = await create(deps, caller, { address: args.address, domain: args.domain, require_auth: args.require_auth, retention: args.retention });

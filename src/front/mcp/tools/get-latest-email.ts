@@ -3,7 +3,7 @@
 import { latestMessageJson } from '../../../services/messages.js';
 import { optionalBool, requireAddress } from '../../../services/validate.js';
 import { JsonText } from '../jsonrpc.js';
-import { authenticationSchema, authVerdictSchema, defineTool, READS, inboxArg, nullableString, UNTRUSTED_MAIL } from './tool.js';
+import { defineTool, READS, inboxArg, latestMessageSchema, UNTRUSTED_MAIL } from './tool.js';
 
 export const getLatestEmail = defineTool<{ inbox: string; include_raw?: boolean }>({
   name: 'get_latest_email',
@@ -28,22 +28,7 @@ export const getLatestEmail = defineTool<{ inbox: string; include_raw?: boolean 
     type: 'object',
     properties: {
       inbox: { type: 'string' },
-      message: {
-        type: ['object', 'null'],
-        properties: {
-          id: { type: 'string' }, from: { type: 'string' }, to: { type: 'array', items: { type: 'string' } }, subject: { type: 'string' },
-          date: { type: 'string' }, otp: nullableString, verification_link: nullableString, has_attachment: { type: 'boolean' },
-          extraction: {
-            type: 'object',
-            properties: { otp_reason: { type: 'string' }, link_reason: { type: 'string' } },
-            required: ['otp_reason', 'link_reason'],
-          },
-          auth: authVerdictSchema, authentication: authenticationSchema,
-          safe_text: { type: 'string' }, warnings: { type: 'array', items: { type: 'string' } },
-          text: nullableString, html: nullableString,
-        },
-        required: ['id', 'from', 'subject', 'date', 'auth', 'safe_text', 'warnings'],
-      },
+      message: { anyOf: [latestMessageSchema, { type: 'null' }] },
     },
     required: ['inbox', 'message'],
   },

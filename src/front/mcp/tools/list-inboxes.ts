@@ -1,6 +1,6 @@
 // list_inboxes: every inbox of the caller's account.
 import { listInboxes as list } from '../../../services/inboxes.js';
-import { defineTool, READS } from './tool.js';
+import { defineTool, inboxSchema, READS } from './tool.js';
 
 export const listInboxes = defineTool<Record<string, never>>({
   name: 'list_inboxes',
@@ -13,17 +13,7 @@ export const listInboxes = defineTool<Record<string, never>>({
     type: 'object',
     properties: {
       count: { type: 'integer' },
-      inboxes: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            address: { type: 'string' }, domain: { type: 'string' }, created_at: { type: 'string' },
-            message_count: { type: 'integer' }, unread_count: { type: 'integer' }, require_auth: { type: 'boolean' },
-          },
-          required: ['address', 'domain', 'created_at'],
-        },
-      },
+      inboxes: { type: 'array', items: inboxSchema },
     },
     required: ['count', 'inboxes'],
   },
