@@ -8,7 +8,7 @@ import type { Campaign } from 'etcd3';
 import { assignFollowers, assignPrimaries, planMoves, type Move } from './assignment.js';
 import { readDrains, DRAIN_PREFIX } from './drain.js';
 import type { Namespace } from './etcd.js';
-import { failOver, followersAddFirst, needsFailover, type CopyPosition, type Membership } from './failover.js';
+import { copiesUnsettled, failOver, followersAddFirst, needsFailover, type CopyPosition, type Membership } from './failover.js';
 import { MEMBERS_PREFIX, readMembers, type MemberInfo } from './members.js';
 import { addFollower, switchOwner, type MapWriter } from './move-steps.js';
 import { withFollowers, withPrimary, type SlotMap } from './slot-map.js';
@@ -87,6 +87,8 @@ export class Controller implements MapWriter {
   private lastPublish = 0;
   private membersChangedAt = 0;
   private settleTimer: NodeJS.Timeout | null = null;
+  /** Ends the rest of a pass that waits to look at the copies again. */
+  private wakeUp: (() => void) | null = null;
   private settings: ReplicationSettings | null = null;
   private readonly config: ReplicationConfig;
   readonly store: SlotMapStore;
@@ -130,6 +132,8 @@ export class Controller implements MapWriter {
     const kick = () => {
       this.urgent = true;
       this.schedule();
+      // A pass resting before it looks at the copies again looks now (a failover waits for nothing).
+      this.wakeUp?.();
     };
     this.membersChangedAt = Date.now();
     const joined = () => {
@@ -147,6 +151,20 @@ export class Controller implements MapWriter {
     await Promise.all(watches.map((w) => w.close().catch(() => undefined)));
   }
 
+  /** Waits `ms`, or less if membership or a drain mark changes meanwhile. */
+  private nap(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done(): void {
+        clearTimeout(timer);
+        if (self.wakeUp === done) self.wakeUp = null;
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+
   /** Runs reconcile() again after the current pass, once per burst of changes. */
   schedule(): void {
     this.dirty = true;
@@ -159,7 +177,7 @@ export class Controller implements MapWriter {
         } catch (err) {
           this.log.warn({ err: String(err) }, 'reconcile failed; retrying');
           this.dirty = true;
-          await new Promise((r) => setTimeout(r, RETRY_MS));
+          await this.nap(RETRY_MS);
         }
       }
     })().finally(() => {
@@ -225,10 +243,13 @@ export class Controller implements MapWriter {
     }
     this.moves = this.moves.filter((m) => m.state !== 'done' && m.state !== 'pending');
     await this.publishMoves(true);
-    // A failed move, a copy still joining its in-sync set, a slot waiting for an in-sync member: look again soon.
-    const waiting = this.known.map.some((e) => e.primary !== null && (e.followers.some((f) => !e.isr.includes(f)) || !e.isr.includes(e.primary)));
+    // A failed move, a copy still joining its in-sync set, a slot waiting for an in-sync member, an
+    // extra copy a move left (the old primary kept as a follower) to drop: look again soon. Shards'
+    // in-sync changes do not wake the controller, so this pass is what comes back for them.
+    const now = this.known.map;
+    const waiting = copiesUnsettled(now, assignFollowers(now, eligible, replicas), target, liveSet);
     if (this.moves.some((m) => m.state === 'failed') || waiting) {
-      await new Promise((r) => setTimeout(r, RETRY_MS));
+      await this.nap(RETRY_MS);
       this.dirty = true;
     }
   }
@@ -340,6 +361,7 @@ export class Controller implements MapWriter {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.settleTimer) clearTimeout(this.settleTimer);
+    this.wakeUp?.();
     await this.stepDown();
     const campaign = this.campaign;
     this.campaign = null;

@@ -98,3 +98,19 @@ export function followersAddFirst(map: SlotMap, want: readonly (readonly string[
     return [...wanted, ...kept];
   });
 }
+
+/**
+ * Does the controller have to look at the copies again (another pass)? Yes while a slot's primary
+ * or a follower is outside its in-sync set (a copy still being made, a slot waiting for an in-sync
+ * member), and while followersAddFirst would still change a follower list: a copy to add, or an
+ * extra one to drop now that its replacement is in sync (a move keeps the old primary as a follower).
+ */
+export function copiesUnsettled(map: SlotMap, want: readonly (readonly string[])[], target: readonly (string | null)[], live: ReadonlySet<string>): boolean {
+  const next = followersAddFirst(map, want, target, live);
+  return map.some((e, slot) => {
+    if (e.primary === null) return false;
+    if (!e.isr.includes(e.primary) || e.followers.some((f) => !e.isr.includes(f))) return true;
+    const f = next[slot]!;
+    return f.length !== e.followers.length || f.some((m, i) => m !== e.followers[i]);
+  });
+}

@@ -64,6 +64,12 @@ class ServedRequest implements RequestScope, Sink {
     private readonly durability: Durability | null,
     private readonly writesBefore: number,
     private readonly admitted: Admitted | null,
+    /**
+     * Its success acknowledges stored data even when it writes nothing now: a delivery that finds
+     * its message already there (a sender's retry) confirms the first attempt's write, which may not
+     * have reached every in-sync copy yet (the first answer was lost or refused).
+     */
+    private readonly acknowledges = false,
   ) {}
 
   /** Where an actor that parks sends the answer later. */
@@ -74,7 +80,7 @@ class ServedRequest implements RequestScope, Sink {
   resolve(value: unknown): void {
     // A command that wrote is answered once every in-sync copy holds the write too (REPLICATION_ACK=all);
     // a copy that refused or went away fails the barrier, and the write is not acknowledged.
-    const wrote = this.durability !== null && this.durability.writes !== this.writesBefore;
+    const wrote = this.durability !== null && (this.acknowledges || this.durability.writes !== this.writesBefore);
     const replicated = wrote ? this.durability!.barrier() : null;
     if (replicated) replicated.then(() => this.confirmed(value, wrote), (err) => this.reject(err));
     else this.confirmed(value, wrote);
@@ -131,7 +137,7 @@ function run(actors: CommandDispatcher, role: PeerRole, id: number, deadline: nu
     answer(errorReply(id, thin, log));
     return;
   }
-  const request = new ServedRequest(id, deadline, cancel, answer, log, durability, durability ? durability.writes : 0, admitted);
+  const request = new ServedRequest(id, deadline, cancel, answer, log, durability, durability ? durability.writes : 0, admitted, unpacked.type === 'inbox.deliver');
   let result: unknown;
   try {
     result = actors.dispatch(unpacked, request);

@@ -45,9 +45,9 @@ export class CopySync {
     return slot;
   }
 
-  /** Checks the copy again shortly, unless it was replaced meanwhile. */
-  private retrySoon(slot: number, copy: SlotCopy): void {
-    setTimeout(() => { if (this.link.copies.get(slot) === copy) this.queue(slot); }, RETRY_MS / 4).unref();
+  /** Checks the copy again after `ms`, unless it was replaced (or made) meanwhile. */
+  private retrySoon(slot: number, copy: SlotCopy, ms = RETRY_MS / 4): void {
+    setTimeout(() => { if (this.link.copies.get(slot) === copy && copy.state === 'unknown') this.queue(slot); }, ms).unref();
   }
 
   private async worker(): Promise<void> {
@@ -71,7 +71,10 @@ export class CopySync {
           // The follower's map does not show it as this slot's follower yet: ask again shortly.
           this.retrySoon(slot, copy);
         } else {
+          // The link's failure puts back only copies that were syncing, streaming or in the set: this
+          // one (unknown now, and perhaps outside the set) is tried again here, or it would never be.
           this.link.fail(err);
+          this.retrySoon(slot, copy, RETRY_MS);
           await new Promise((r) => setTimeout(r, RETRY_MS).unref());
         }
       }
@@ -111,6 +114,9 @@ export class CopySync {
     } catch (err) {
       for (const { slot, copy } of batch) if (this.link.copies.get(slot) === copy) copy.state = 'unknown';
       this.link.fail(err);
+      // Each is tried again after a pause (not at once: the worker would spin on an unreachable follower).
+      for (const { slot, copy } of batch) this.retrySoon(slot, copy, RETRY_MS);
+      await new Promise((r) => setTimeout(r, RETRY_MS).unref());
     }
     return true;
   }

@@ -76,21 +76,51 @@ const quiet = { info() {}, warn() {} };
  */
 class RecordingRunner implements MoveRunner {
   readonly moves: Move[] = [];
-  constructor(private readonly store: SlotMapStore) {}
+  constructor(protected readonly store: SlotMapStore) {}
   async run(move: Move, steps: MoveSteps, progress: (f: number) => void): Promise<void> {
     progress(0.5);
     // Recorded before the switch: a test that sees the switched map sees the move too.
     this.moves.push(move);
     await steps.addFollower();
-    await this.store.update((map) => {
-      const e = map[move.slot]!;
-      if (e.isr.includes(move.to)) return null;
-      const next = map.slice();
-      next[move.slot] = { ...e, isr: [...e.isr, move.to] };
-      return next;
-    });
+    await inSync(this.store, move.slot, move.to);
     await steps.switchOwner();
   }
+}
+
+/** As the mover does over gRPC: the old primary stays a follower of the slot it gave (add before remove). */
+class KeepingRunner extends RecordingRunner {
+  override async run(move: Move, steps: MoveSteps): Promise<void> {
+    this.moves.push(move);
+    await steps.addFollower();
+    await inSync(this.store, move.slot, move.to);
+    await steps.switchOwner(true);
+  }
+}
+
+/** The member's copy of the slot joins the in-sync set, as the primary's replicator marks it once caught up. */
+async function inSync(store: SlotMapStore, slot: number, member: string): Promise<void> {
+  await store.update((map) => {
+    const e = map[slot]!;
+    if (e.isr.includes(member)) return null;
+    const next = map.slice();
+    next[slot] = { ...e, isr: [...e.isr, member] };
+    return next;
+  });
+}
+
+/** Stands in for the primaries' replicators: every follower the map names joins its slot's in-sync set soon after. */
+function followersJoin(store: SlotMapStore): { stop(): void } {
+  let stopped = false;
+  void (async () => {
+    while (!stopped) {
+      await store.update((map) => {
+        if (!map.some((e) => e.followers.some((f) => !e.isr.includes(f)))) return null;
+        return map.map((e) => ({ ...e, isr: [...new Set([...e.isr, ...e.followers])] }));
+      }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return { stop: () => (stopped = true) };
 }
 
 test('membership - a member is listed while its lease lives and vanishes when its process stops renewing it', async (t) => {
@@ -219,6 +249,37 @@ test('controller - elected alone, it hands every slot out; a joiner gets its sha
   t.is((await readClusterStatus(client(prefix).ns, 1)).members[0]!.state, 'draining');
   await c.stop();
   for (const r of regs) await r.close();
+});
+
+test('controller - a move keeps the old primary as a follower only until it is one copy too many: every slot ends with exactly its copies', async (t) => {
+  const prefix = newPrefix();
+  const store = new SlotMapStore(client(prefix).ns);
+  const runner = new KeepingRunner(new SlotMapStore(client(prefix).ns));
+  const c = new Controller(client(prefix).ns, 's0', TTL_S, runner, quiet, { replicas: 2, minInsync: null });
+  const regs = [
+    await MemberRegistration.register(client(prefix).ns, { id: 's0', address: 'h:0', state: 'active' }, TTL_S, () => {}),
+    await MemberRegistration.register(client(prefix).ns, { id: 's1', address: 'h:1', state: 'active' }, TTL_S, () => {}),
+  ];
+  const joining = followersJoin(new SlotMapStore(client(prefix).ns));
+  try {
+    c.start();
+    const exact = (map: SlotMap) => map.every((e) => e.primary !== null && e.followers.length === 1 && e.isr.length === 2);
+    await until('two copies of every slot', async () => exact((await store.read()).map));
+    regs.push(await MemberRegistration.register(client(prefix).ns, { id: 's2', address: 'h:2', state: 'active' }, TTL_S, () => {}));
+    const { lo } = balanceBounds(1024, 3);
+    await until('s2 takes its share', async () => (primaryCounts((await store.read()).map).get('s2') ?? 0) >= lo);
+    t.true(runner.moves.length >= lo);
+    // Each moved slot had three copies for a moment (the old primary kept); the controller drops the extra one.
+    const settled = await until('two copies of every slot again', async () => {
+      const { map } = await store.read();
+      return exact(map) && map;
+    }, 30_000).catch(async () => (await store.read()).map);
+    t.deepEqual(settled.filter((e) => e.followers.length !== 1).slice(0, 3), [], 'slots with other than one follower');
+  } finally {
+    joining.stop();
+    await c.stop();
+    for (const r of regs) await r.close();
+  }
 });
 
 test('controller - when the controller dies, another member takes over and keeps going', async (t) => {

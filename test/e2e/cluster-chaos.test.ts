@@ -154,6 +154,8 @@ async function assertSources(t: import('ava').ExecutionContext, key: string, tag
 }
 
 test.serial('chaos - a shard killed under load loses nothing acknowledged, stores nothing twice, and rejoins empty as a follower', async (t) => {
+  // A failover, a rejoin and their checks under load: minutes on a busy two-core machine; every wait inside is bounded.
+  t.timeout(10 * 60_000);
   await balanced(svc, SHARDS);
   const { api_key: key } = await svc.createAccount('enterprise');
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };

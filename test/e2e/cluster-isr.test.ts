@@ -99,6 +99,8 @@ async function pausedFollower(t: import('ava').ExecutionContext, fault: boolean)
 }
 
 test.serial('isr - a follower paused 5 s, then its primary killed: every acknowledged mail is kept (and the control without the pause)', async (t) => {
+  // Two runs (control, fault), each with a failover and a heal: minutes on a busy two-core machine; every wait inside is bounded.
+  t.timeout(8 * 60_000);
   const control = await pausedFollower(t, false);
   t.true(control.size > 0, 'the control acknowledged mail');
   await assertExactlyOnce(t, svc, key, control, 'control');
@@ -124,6 +126,7 @@ async function emptyRestart(t: import('ava').ExecutionContext, wipe: boolean): P
 }
 
 test.serial('isr - a shard restarted inside its lease with an empty data directory loses nothing acknowledged (and the control on its data)', async (t) => {
+  t.timeout(8 * 60_000);
   const control = await emptyRestart(t, false);
   await assertExactlyOnce(t, svc, key, control, 'control');
   const acked = await emptyRestart(t, true);

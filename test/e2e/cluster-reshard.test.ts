@@ -91,6 +91,8 @@ async function assertExactlyOnce(t: import('ava').ExecutionContext, key: string,
 }
 
 test.serial('reshard - a 4th shard joins under load and a drained shard stops; nothing acknowledged is lost or doubled', async (t) => {
+  // A join and a drain, each copying hundreds of slots under load: minutes on a busy two-core machine; every wait inside is bounded.
+  t.timeout(10 * 60_000);
   await balanced(['shard-0', 'shard-1', 'shard-2']);
   const account = await svc.createAccount('enterprise');
   const key = account.api_key;

@@ -2,7 +2,7 @@
 // copies are promoted, never an unclean election, restarted and replaced members leave the in-sync
 // sets first, and follower copies are added before any is removed.
 import test from 'ava';
-import { failOver, followersAddFirst, needsFailover, type Membership } from '../../src/cluster/failover.js';
+import { copiesUnsettled, failOver, followersAddFirst, needsFailover, type Membership } from '../../src/cluster/failover.js';
 import { emptySlotMap, type SlotEntry } from '../../src/cluster/slot-map.js';
 
 const entry = (primary: string, followers: string[], isr: string[], epoch = 4): SlotEntry => ({ slot: 7, primary, followers, epoch, isr });
@@ -59,4 +59,19 @@ test('followers - added before removed: an old in-sync follower stays until ever
   t.deepEqual(followersAddFirst(map, want, target, new Set(['a', 'b', 'c']))[0], ['c', 'b']);
   const joined = map.map((e) => (e.slot === 0 ? { ...e, followers: ['c', 'b'], isr: ['a', 'b', 'c'] } : e));
   t.deepEqual(followersAddFirst(joined, want, target, new Set(['a', 'b', 'c']))[0], ['c']);
+});
+
+test('followers - a pass is needed again until the extra copy a move kept is dropped, and not after', (t) => {
+  // A move gave the slot from a to b and kept a as a follower: three copies in sync where two are wanted.
+  const live = new Set(['a', 'b', 'c']);
+  const moved = emptySlotMap().map((e) => (e.slot === 0 ? { ...e, primary: 'b', followers: ['c', 'a'], isr: ['b', 'a', 'c'], epoch: 2 } : e));
+  const want = moved.map((e) => (e.slot === 0 ? ['c'] : []));
+  const target = moved.map((e) => e.primary);
+  t.true(copiesUnsettled(moved, want, target, live), 'every copy in sync, but one too many');
+  const trimmed = moved.map((e) => (e.slot === 0 ? { ...e, followers: followersAddFirst(moved, want, target, live)[0]!, isr: ['b', 'c'] } : e));
+  t.deepEqual(trimmed[0]!.followers, ['c']);
+  t.false(copiesUnsettled(trimmed, want, target, live));
+  // A follower still copying (outside the set) needs another look too.
+  const copying = trimmed.map((e) => (e.slot === 0 ? { ...e, isr: ['b'] } : e));
+  t.true(copiesUnsettled(copying, want, target, live));
 });
