@@ -7,6 +7,7 @@ import type { ShardAddress } from '../config/config.js';
 import { MailcueError } from '../errors/registry.js';
 import { StaticPlacement, type Placement } from './placement.js';
 import type { CancelSignal } from '../util/cancel.js';
+import { messageIdCursor } from '../util/ids.js';
 import { promised, type Sink } from '../util/sink.js';
 import type { CallOptions, LatencyObserver, ShardClient } from './shard-client.js';
 import type { TlsMaterial } from './tls.js';
@@ -177,7 +178,7 @@ class RoutedCall implements Sink {
   private repark(slot: number | null, epoch: number): void {
     const left = this.waitLeft();
     // Its time ran out while no primary answered: the ordinary answer of a long-poll that saw nothing.
-    if (left <= 0) return this.sink.resolve({ timed_out: true, message: null });
+    if (left <= 0) return this.sink.resolve({ timed_out: true, message: null, cursor: this.since() });
     this.attempt = 1;
     this.after(slot === null ? new Promise<void>((r) => setTimeout(r, Math.min(left, REPARK_POLL_MS))) : this.placement.changed(slot, epoch, Math.min(left, MOVED_WAIT_MS)));
   }
@@ -194,10 +195,19 @@ class RoutedCall implements Sink {
     return (this.command as Extract<Command, { type: 'message.wait' }>).timeoutMs - this.elapsed();
   }
 
-  /** A long-poll sent again waits only for the time it has left, with the same `since`. */
+  /**
+   * Where the long-poll waits from: its `since`, or, when it had none ("now"), a cursor below every
+   * message made since it was first sent. Sent again after a failover or a move, it then sees the
+   * mail that arrived meanwhile: a new primary's "now" would be after it (issue 34).
+   */
+  private since(): string {
+    return (this.command as Extract<Command, { type: 'message.wait' }>).since ?? messageIdCursor(this.started);
+  }
+
+  /** A long-poll sent again waits only for the time it has left, from where it first waited. */
   private commandLeft(): Command {
     if (this.command.type !== 'message.wait') return this.command;
-    return { ...this.command, timeoutMs: Math.max(0, this.waitLeft()) };
+    return { ...this.command, since: this.since(), timeoutMs: Math.max(0, this.waitLeft()) };
   }
 
   private timeoutLeft(): number | undefined {

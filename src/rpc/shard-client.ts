@@ -6,6 +6,7 @@ import type { Command } from '../contract/commands.js';
 import { PARKING, RESENDABLE, type CommandOf, type CommandType, type ResultOf } from '../contract/command-table.js';
 import { MailcueError, isErrorCode, type ErrorDetails } from '../errors/registry.js';
 import type { CancelSignal } from '../util/cancel.js';
+import { messageIdCursor } from '../util/ids.js';
 import { promised, type Sink } from '../util/sink.js';
 import { channelCredentials, channelOptions, type TlsMaterial } from './tls.js';
 import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
@@ -170,7 +171,7 @@ export class ShardClient {
     const slot = options.slot ?? 0;
     const epoch = options.epoch ?? 0;
     this.send(stream, id, deadline, packed, slot, epoch);
-    const resend = RESENDABLE.has(type) ? command : null;
+    const resend = RESENDABLE.has(type) ? againAs(command) : null;
     this.pending.set(id, { sink, stream, deadline, command: type, started: performance.now(), resend, slot, epoch });
     return id;
   }
@@ -250,4 +251,14 @@ export class ShardClient {
     this.client.close();
     this.health.close();
   }
+}
+
+/**
+ * What a command is sent again as, after its stream broke: itself, except a long-poll that waited
+ * from "now" (no `since`), which waits from a cursor below every message made since this first
+ * send, so the mail that arrived while the stream was down is not skipped.
+ */
+function againAs(command: Command): Command {
+  if (command.type !== 'message.wait' || command.since != null) return command;
+  return { ...command, since: messageIdCursor(Date.now()) };
 }

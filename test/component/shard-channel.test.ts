@@ -15,14 +15,16 @@ import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/obs/logger.js';
 import { ShardClient } from '../../src/rpc/shard-client.js';
 import { bindServer, createShardServer } from '../../src/rpc/shard-server.js';
+import { Cancellation } from '../../src/util/cancel.js';
 
 const ACCOUNT = 'acc_channel';
 
-/** A TCP relay to `port` whose open connections `cut()` destroys. */
-async function relay(port: number): Promise<{ port: number; connections: () => number; cut(): void; close(): Promise<void> }> {
+/** A TCP relay to `port` whose open connections `cut()` destroys; while held, new ones wait for release(). */
+async function relay(port: number): Promise<{ port: number; connections: () => number; cut(): void; hold(): void; release(): void; close(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
   let connections = 0;
-  const server = net.createServer((inbound) => {
+  let held: net.Socket[] | null = null;
+  const connect = (inbound: net.Socket) => {
     connections++;
     const outbound = net.connect(port, '127.0.0.1');
     for (const s of [inbound, outbound]) {
@@ -31,11 +33,24 @@ async function relay(port: number): Promise<{ port: number; connections: () => n
       s.on('close', () => sockets.delete(s));
     }
     inbound.pipe(outbound).pipe(inbound);
+  };
+  const server = net.createServer((inbound) => {
+    if (!held) return connect(inbound);
+    inbound.on('error', () => undefined);
+    held.push(inbound);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     port: (server.address() as net.AddressInfo).port,
     connections: () => connections,
+    hold: () => {
+      held ??= [];
+    },
+    release: () => {
+      const waiting = held ?? [];
+      held = null;
+      for (const inbound of waiting) if (!inbound.destroyed) connect(inbound);
+    },
     cut: () => {
       for (const s of sockets) s.destroy();
     },
@@ -104,4 +119,24 @@ test('shard channel - a cut connection fails no read: a parked long-poll is park
   const answer = await wait;
   t.false(answer.timed_out);
   t.is(answer.message?.id, delivered.id);
+});
+
+test('shard channel - a long-poll that waited from "now" and is sent again after a cut answers the mail that came while the link was down', async (t) => {
+  const { actors, client, link } = await setup(t);
+  const address = 'gap@x.test';
+  await client.call({ type: 'inbox.create', accountId: ACCOUNT, address, domain: 'x.test' });
+  const wait = client.call<WaitResult>({ type: 'message.wait', accountId: ACCOUNT, address, since: null, match: 'any', timeoutMs: 8_000 }, { timeoutMs: 12_000 });
+  t.true(await until(() => actors.ctx.waiters.size === 1));
+
+  link.hold();
+  link.cut();
+  t.true(await until(() => actors.ctx.waiters.size === 0), 'the shard freed the waiter of the broken stream');
+  // Mail arrives while the front cannot reach the shard (delivered by another front, say).
+  const meanwhile = (await actors.dispatch({ type: 'inbox.deliver', addresses: [address], message: parsed('while the link was down'), raw: Buffer.from('x') },
+    { signal: new Cancellation(), deadline: 0 })) as DeliverResult;
+  link.release();
+
+  const answer = await wait;
+  t.false(answer.timed_out, 'the wait sent again does not start from the new "now"');
+  t.is(answer.message?.id, meanwhile.id);
 });

@@ -9,6 +9,7 @@ import type { Placement, Route } from '../../src/rpc/placement.js';
 import type { CallOptions, ShardClient } from '../../src/rpc/shard-client.js';
 import type { Sink } from '../../src/util/sink.js';
 import { Cancellation } from '../../src/util/cancel.js';
+import { messageIdCursor } from '../../src/util/ids.js';
 
 interface Sent {
   shard: string;
@@ -133,4 +134,34 @@ test.serial('routed call - a command moved more often than allowed fails as unav
   const err = await t.throwsAsync(answer);
   t.is((err as MailcueError).code, 'unavailable');
   t.deepEqual((err as MailcueError).details, { retry_after_s: 1 });
+});
+
+test.serial('routed call - a wait without since, sent again after its primary failed, waits from its first send: mail that came meanwhile is not missed', async (t) => {
+  await withClock(async (clock) => {
+    const shards = new ScriptedShards();
+    const firstSent = clock.now;
+    const answer = new Cluster(shards).call(waitCommand(30_000), { timeoutMs: 35_000 });
+    t.is((shards.sent[0]!.command as { since: string | null }).since, null, 'the first send asks the shard for "now"');
+    clock.now += 3_000;
+    shards.owner = 'b';
+    shards.epoch = 2;
+    shards.sent[0]!.sink.reject(new MailcueError('unavailable', 'shard a is gone'));
+    await turn();
+    const again = shards.sent[1]!.command as { since: string };
+    t.is(again.since, messageIdCursor(firstSent), 'a cursor below every id made since the first send');
+    t.true(again.since < `msg_${(firstSent + 1).toString(36).padStart(9, '0')}`);
+    shards.sent[1]!.sink.resolve({ timed_out: true, message: null, cursor: again.since });
+    t.like(await answer, { timed_out: true });
+  });
+});
+
+test.serial('routed call - a wait whose time runs out while no primary answers still carries its cursor', async (t) => {
+  await withClock(async (clock) => {
+    const shards = new ScriptedShards();
+    const since = 'msg_0000000abc0000000000';
+    const answer = new Cluster(shards).call({ ...waitCommand(10_000), since } as Command, { timeoutMs: 15_000 });
+    clock.now += 11_000;
+    shards.sent[0]!.sink.reject(new MailcueError('unavailable', 'shard a is gone'));
+    t.deepEqual(await answer, { timed_out: true, message: null, cursor: since });
+  });
 });
