@@ -1,6 +1,8 @@
 // End to end: a cluster coordinated through a real etcd (DESIGN.md §8): shards register and take
 // slots, fronts route by the slot map, `mailcue admin cluster status --json` tells the shape.
 import test from 'ava';
+import { lstatSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { sendMail } from '../helpers/mail.js';
 import { startEtcd, type EtcdServer } from '../helpers/etcd.js';
 import { startService, type Service } from '../helpers/service.js';
@@ -73,3 +75,20 @@ test.serial('cluster etcd - the admin CLI creates an account through the slot ma
   t.is((await svc.api(api_key, 'GET', '/v1/account')).status, 200);
 });
 
+
+/** Every file and directory under `dir`. */
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return lstatSync(full).isDirectory() ? [full, ...walk(full)] : [full];
+  });
+}
+
+test.serial('cluster etcd - shard and front processes create their files 0600 and directories 0700 (DESIGN §7 at rest)', async (t) => {
+  const entries = walk(svc.dataDir);
+  t.true(entries.filter((e) => e.endsWith('data.mdb')).length >= 3, 'every shard wrote its LMDB env');
+  for (const entry of entries) {
+    const stat = lstatSync(entry);
+    t.is(stat.mode & 0o777, stat.isDirectory() ? 0o700 : 0o600, path.relative(svc.dataDir, entry));
+  }
+});
