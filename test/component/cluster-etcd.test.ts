@@ -12,6 +12,7 @@ import { SlotMapStore } from '../../src/cluster/slot-map-store.js';
 import { SlotView } from '../../src/cluster/slot-view.js';
 import { readClusterStatus } from '../../src/cluster/status.js';
 import { startEtcd, type EtcdServer } from '../helpers/etcd.js';
+import { until } from '../helpers/wait.js';
 
 const TTL_S = 3;
 let etcd: EtcdServer;
@@ -39,16 +40,6 @@ function newPrefix(): string {
   return `/t${++prefixes}/`;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** A member in a child process (test/helpers/etcd-member.ts), so a test can SIGKILL it. */
 async function memberProcess(prefix: string, id: string): Promise<ChildProcess & { out: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/etcd-member.ts', etcd.endpoint, prefix, id, String(TTL_S)], {
@@ -57,7 +48,7 @@ async function memberProcess(prefix: string, id: string): Promise<ChildProcess &
   child.out = '';
   child.stdout!.on('data', (b: Buffer) => (child.out += b.toString()));
   children.push(child);
-  await until(`${id} ready`, async () => child.out.includes('ready') || (child.exitCode !== null && Promise.reject(new Error(`${id} exited`))), 30_000);
+  await until(async () => child.out.includes('ready') || (child.exitCode !== null && Promise.reject(new Error(`${id} exited`))), `${id} ready`, 30_000);
   return child;
 }
 
@@ -134,7 +125,7 @@ test('membership - a member is listed while its lease lives and vanishes when it
   t.is((await readMembers(observer.ns)).length, 2);
   // A crash: the process goes away without revoking; etcd expires the lease.
   await kill(crashed);
-  await until('b to expire', async () => (await readMembers(observer.ns)).length === 1);
+  await until(async () => (await readMembers(observer.ns)).length === 1, 'b to expire', 60_000);
   t.deepEqual((await readMembers(observer.ns)).map((m) => m.id), ['a']);
   await a.setState('draining');
   t.is((await readMembers(observer.ns))[0]!.state, 'draining');
@@ -181,7 +172,7 @@ test('membership - a member that registers while a view starts (after its first 
   release();
   const view = await starting;
   try {
-    await until('the view to list the member that registered during its start', async () => view.members().some((m) => m.id === 'late'), 5_000);
+    await until(async () => view.members().some((m) => m.id === 'late'), 'the view to list the member that registered during its start', 5_000);
     t.pass();
   } finally {
     await view.close();
@@ -217,7 +208,7 @@ test('slot map - a watcher sees the current map, then every version written', as
     map = withPrimary(map, i, 'm');
     revision = (await store.swap(map, revision)).revision;
   }
-  await until('three versions', async () => seen.length === 4);
+  await until(async () => seen.length === 4, 'three versions', 60_000);
   t.is(seen[3]![2]!.primary, 'm');
   await w.close();
 });
@@ -229,12 +220,12 @@ test('controller - elected alone, it hands every slot out; a joiner gets its sha
   const regs = [await MemberRegistration.register(client(prefix).ns, { id: 's0', address: 'h:0', state: 'active' }, TTL_S, () => {})];
   c.start();
   const store = new SlotMapStore(client(prefix).ns);
-  await until('every slot owned', async () => (await store.read()).map.every((e) => e.primary === 's0'));
+  await until(async () => (await store.read()).map.every((e) => e.primary === 's0'), 'every slot owned', 60_000);
   t.true(c.isLeader);
 
   regs.push(await MemberRegistration.register(client(prefix).ns, { id: 's1', address: 'h:1', state: 'active' }, TTL_S, () => {}));
   const { lo } = balanceBounds(1024, 2);
-  await until('s1 balanced', async () => (primaryCounts((await store.read()).map).get('s1') ?? 0) >= lo);
+  await until(async () => (primaryCounts((await store.read()).map).get('s1') ?? 0) >= lo, 's1 balanced', 60_000);
   await c.idle();
   t.true(runner.moves.every((m) => m.from === 's0' && m.to === 's1'));
   const status = await readClusterStatus(client(prefix).ns, 1);
@@ -245,7 +236,7 @@ test('controller - elected alone, it hands every slot out; a joiner gets its sha
   t.is(status.map.length, 1024);
 
   await requestDrain(client(prefix).ns, 's0');
-  await until('s0 drained', async () => (await store.read()).map.every((e) => e.primary === 's1'));
+  await until(async () => (await store.read()).map.every((e) => e.primary === 's1'), 's0 drained', 60_000);
   t.is((await readClusterStatus(client(prefix).ns, 1)).members[0]!.state, 'draining');
   await c.stop();
   for (const r of regs) await r.close();
@@ -264,16 +255,16 @@ test('controller - a move keeps the old primary as a follower only until it is o
   try {
     c.start();
     const exact = (map: SlotMap) => map.every((e) => e.primary !== null && e.followers.length === 1 && e.isr.length === 2);
-    await until('two copies of every slot', async () => exact((await store.read()).map));
+    await until(async () => exact((await store.read()).map), 'two copies of every slot', 60_000);
     regs.push(await MemberRegistration.register(client(prefix).ns, { id: 's2', address: 'h:2', state: 'active' }, TTL_S, () => {}));
     const { lo } = balanceBounds(1024, 3);
-    await until('s2 takes its share', async () => (primaryCounts((await store.read()).map).get('s2') ?? 0) >= lo);
+    await until(async () => (primaryCounts((await store.read()).map).get('s2') ?? 0) >= lo, 's2 takes its share', 60_000);
     t.true(runner.moves.length >= lo);
     // Each moved slot had three copies for a moment (the old primary kept); the controller drops the extra one.
-    const settled = await until('two copies of every slot again', async () => {
+    const settled = await until(async () => {
       const { map } = await store.read();
       return exact(map) && map;
-    }, 30_000).catch(async () => (await store.read()).map);
+    }, 'two copies of every slot again', 30_000).catch(async () => (await store.read()).map);
     t.deepEqual(settled.filter((e) => e.followers.length !== 1).slice(0, 3), [], 'slots with other than one follower');
   } finally {
     joining.stop();
@@ -285,9 +276,9 @@ test('controller - a move keeps the old primary as a follower only until it is o
 test('controller - when the controller dies, another member takes over and keeps going', async (t) => {
   const prefix = newPrefix();
   const dying = await memberProcess(prefix, 'a');
-  await until('a elected', async () => dying.out.includes('leader'));
+  await until(async () => dying.out.includes('leader'), 'a elected', 60_000);
   const before = new SlotMapStore(client(prefix).ns);
-  await until('a holds every slot', async () => (await before.read()).map.every((e) => e.primary === 'a'));
+  await until(async () => (await before.read()).map.every((e) => e.primary === 'a'), 'a holds every slot', 60_000);
   const bRunner = new RecordingRunner(new SlotMapStore(client(prefix).ns));
   const b = new Controller(client(prefix).ns, 'b', TTL_S, bRunner, quiet);
   b.start();
@@ -296,7 +287,7 @@ test('controller - when the controller dies, another member takes over and keeps
   t.false(b.isLeader);
   t.is((await readClusterStatus(client(prefix).ns, 1)).controller, 'a');
   await kill(dying);
-  await until('b elected', async () => b.isLeader);
+  await until(async () => b.isLeader, 'b elected', 60_000);
   t.is((await readClusterStatus(client(prefix).ns, 1)).controller, 'b');
   // a held every slot; with no other copy they stay pinned to it while it is away.
   const store = new SlotMapStore(client(prefix).ns);
@@ -305,7 +296,7 @@ test('controller - when the controller dies, another member takes over and keeps
   const back = await MemberRegistration.register(client(prefix).ns, { id: 'a', address: 'h:0', state: 'active' }, TTL_S, () => {});
   const reg = await MemberRegistration.register(client(prefix).ns, { id: 'b', address: 'h:1', state: 'active' }, TTL_S, () => {});
   const { lo } = balanceBounds(1024, 2);
-  await until('b balanced by the new controller', async () => (primaryCounts((await store.read()).map).get('b') ?? 0) >= lo);
+  await until(async () => (primaryCounts((await store.read()).map).get('b') ?? 0) >= lo, 'b balanced by the new controller', 60_000);
   t.true(bRunner.moves.length >= lo);
   await back.close();
   await b.stop();

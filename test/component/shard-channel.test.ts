@@ -16,6 +16,7 @@ import { createLogger } from '../../src/obs/logger.js';
 import { ShardClient } from '../../src/rpc/shard-client.js';
 import { bindServer, createShardServer } from '../../src/rpc/shard-server.js';
 import { Cancellation } from '../../src/util/cancel.js';
+import { until } from '../helpers/wait.js';
 
 const ACCOUNT = 'acc_channel';
 
@@ -61,12 +62,6 @@ async function relay(port: number): Promise<{ port: number; connections: () => n
   };
 }
 
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<boolean> {
-  const end = Date.now() + timeoutMs;
-  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
-  return check();
-}
-
 function parsed(subject: string): ParsedMessage {
   return { from: 'f@x.test', to: [], subject, text: null, html: null, headers: {}, attachments: [], otp: null, verification_link: null, size: 0 };
 }
@@ -106,13 +101,13 @@ test('shard channel - a cut connection fails no read: a parked long-poll is park
   const address = 'w@x.test';
   await client.call({ type: 'inbox.create', accountId: ACCOUNT, address, domain: 'x.test' });
   const wait = client.call<WaitResult>({ type: 'message.wait', accountId: ACCOUNT, address, since: null, match: 'any', timeoutMs: 20_000 }, { timeoutMs: 25_000 });
-  t.true(await until(() => actors.ctx.waiters.size === 1));
+  await until(() => actors.ctx.waiters.size === 1, 'the long-poll parked', 10_000);
 
   const connectionsBefore = link.connections();
   link.cut();
   // The shard sees its stream end and frees the waiter; the client sends the long-poll again on
   // a new stream, where it parks again.
-  t.true(await until(() => link.connections() > connectionsBefore && actors.ctx.waiters.size === 1), 'the long-poll is parked again on a new stream');
+  await until(() => link.connections() > connectionsBefore && actors.ctx.waiters.size === 1, 'the long-poll parked again on a new stream', 10_000);
   t.is(client.inFlight, 1);
 
   const delivered = await client.call<DeliverResult>({ type: 'inbox.deliver', addresses: [address], message: parsed('after the cut'), raw: Buffer.from('x') });
@@ -126,11 +121,11 @@ test('shard channel - a long-poll that waited from "now" and is sent again after
   const address = 'gap@x.test';
   await client.call({ type: 'inbox.create', accountId: ACCOUNT, address, domain: 'x.test' });
   const wait = client.call<WaitResult>({ type: 'message.wait', accountId: ACCOUNT, address, since: null, match: 'any', timeoutMs: 8_000 }, { timeoutMs: 12_000 });
-  t.true(await until(() => actors.ctx.waiters.size === 1));
+  await until(() => actors.ctx.waiters.size === 1, 'the long-poll parked', 10_000);
 
   link.hold();
   link.cut();
-  t.true(await until(() => actors.ctx.waiters.size === 0), 'the shard freed the waiter of the broken stream');
+  await until(() => actors.ctx.waiters.size === 0, 'the shard to free the waiter of the broken stream', 10_000);
   // Mail arrives while the front cannot reach the shard (delivered by another front, say).
   const meanwhile = (await actors.dispatch({ type: 'inbox.deliver', addresses: [address], message: parsed('while the link was down'), raw: Buffer.from('x') },
     { signal: new Cancellation(), deadline: 0 })) as DeliverResult;

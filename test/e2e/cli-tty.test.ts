@@ -2,9 +2,10 @@
 // it: aligned tables with colour (none with NO_COLOR), and the spinner with elapsed time of wait.
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { BIN, cliEnv, parkedWaiters, tempConfigHome, untilParked } from '../helpers/cli.js';
+import { BIN, cliEnv, tempConfigHome } from '../helpers/cli.js';
 import { sendMail } from '../helpers/mail.js';
 import { startService, type Service } from '../helpers/service.js';
+import { parked } from '../helpers/wait.js';
 
 let svc: Service;
 let key: string;
@@ -62,13 +63,13 @@ test.serial('cli tty - inbox list is an aligned table with a bold header; NO_COL
 test.serial('cli tty - wait shows a spinner with elapsed seconds on the terminal, clears it, then prints the code', async (t) => {
   const inbox = await createInbox();
   const waiting = onTerminal(['wait', inbox, '--otp', '--timeout', '60']);
-  await untilParked(svc);
+  await parked(svc);
   await sendMail(svc.smtpPort, { to: inbox, subject: 'Code', text: 'Your verification code is 604211' });
   const { code, screen } = await waiting;
   t.is(code, 0, screen);
   t.regex(screen, new RegExp(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏](\\x1b\\[0m)? waiting for a code at ${inbox.replace('.', '\\.')} (\\x1b\\[2m)?\\d+s`));
   t.true(screen.includes('\r\x1b[K604211\r\n'), 'the spinner line is cleared before the code');
-  t.is(await parkedWaiters(svc), 0);
+  t.is(await svc.parkedWaiters(), 0);
 });
 
 test.serial('cli tty - a create is a sentence on a terminal; an error is red with its hint', async (t) => {

@@ -3,9 +3,10 @@
 // second poll is printed. And a wait that outlives a restart of the service. Slow by nature (just
 // over a minute), so in a file of its own.
 import test from 'ava';
-import { parkedWaiters, runCli, tempConfigHome, untilParked } from '../helpers/cli.js';
+import { runCli, tempConfigHome } from '../helpers/cli.js';
 import { sendMail } from '../helpers/mail.js';
 import { startService, type Service } from '../helpers/service.js';
+import { parked, until } from '../helpers/wait.js';
 
 let svc: Service;
 
@@ -30,8 +31,7 @@ test.serial('cli wait - repeats the long-poll past the 60 s server cap and retur
   const before = await waitsAnswered();
   const waiting = runCli(['wait', inbox, '--otp', '--timeout', '100'], { env: { MAILCUE_URL: svc.baseUrl, MAILCUE_API_KEY: key, XDG_CONFIG_HOME: tempConfigHome() } });
   // The first poll (60 s) has been answered timed out and the second one is parked.
-  const end = Date.now() + 90_000;
-  while (Date.now() < end && !((await waitsAnswered()) === before + 1 && (await parkedWaiters(svc)) === 1)) await new Promise((r) => setTimeout(r, 100));
+  await until(async () => (await waitsAnswered()) === before + 1 && (await svc.parkedWaiters()) === 1, 'the 60 s poll answered and the second one parked', 90_000);
   t.is(await waitsAnswered(), before + 1, 'one long-poll answered (the 60 s one)');
   await sendMail(svc.smtpPort, { to: inbox, subject: 'Late code', text: 'Your verification code is 918273' });
   const r = await waiting;
@@ -44,9 +44,9 @@ test.serial('cli wait - rides out a restart of the service: polls again once it 
   const key = (await svc.createAccount('free')).api_key;
   const inbox = ((await (await svc.api(key, 'POST', '/v1/inboxes', {})).json()) as { data: { address: string } }).data.address;
   const waiting = runCli(['wait', inbox, '--otp', '--timeout', '100'], { env: { MAILCUE_URL: svc.baseUrl, MAILCUE_API_KEY: key, XDG_CONFIG_HOME: tempConfigHome() } });
-  await untilParked(svc);
+  await parked(svc);
   await svc.restart(); // the parked poll is answered at shutdown, then connections are refused for a while
-  await untilParked(svc);
+  await parked(svc);
   await sendMail(svc.smtpPort, { to: inbox, subject: 'After restart', text: 'Your verification code is 246810' });
   const r = await waiting;
   t.is(r.code, 0, r.stderr);

@@ -4,9 +4,10 @@ import test from 'ava';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parkedWaiters, runCli, tempConfigHome, untilParked, type CliOptions } from '../helpers/cli.js';
+import { runCli, tempConfigHome, type CliOptions } from '../helpers/cli.js';
 import { sendMail } from '../helpers/mail.js';
 import { freePort, startService, type Service } from '../helpers/service.js';
+import { parked } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
 let svc: Service;
@@ -185,7 +186,7 @@ test.serial('cli messages - list, show (--text/--html/--headers), raw, attachmen
 test.serial('cli wait --otp - prints only the code mailed while it waits, exit 0', async (t) => {
   const inbox = await newInbox();
   const waiting = cli(['wait', inbox, '--otp', '--timeout', '60']);
-  await untilParked(svc);
+  await parked(svc);
   // A message without a code first: wait --otp keeps waiting past it.
   await sendMail(svc.smtpPort, { to: inbox, subject: 'Welcome', text: 'Hello there, nothing to see.' });
   await sendMail(svc.smtpPort, { to: inbox, subject: 'Sign-in', text: 'Your one-time code: 731904' });
@@ -193,7 +194,7 @@ test.serial('cli wait --otp - prints only the code mailed while it waits, exit 0
   t.is(r.code, 0, r.stderr);
   t.is(r.stdout, '731904\n');
   t.is(r.stderr, '', 'nothing extra when not on a terminal');
-  t.is(await parkedWaiters(svc), 0);
+  t.is(await svc.parkedWaiters(), 0);
 });
 
 test.serial('cli wait - the message as JSON; --link prints the link; --since start sees mail that came first', async (t) => {
@@ -205,7 +206,7 @@ test.serial('cli wait - the message as JSON; --link prints the link; --since sta
 
   const first = (await json(['messages', 'list', inbox]))[0];
   const waiting = json(['wait', inbox, '--since', first.id, '--timeout', '60']);
-  await untilParked(svc);
+  await parked(svc);
   await sendMail(svc.smtpPort, { to: inbox, subject: 'Second', text: 'no code' });
   const message = await waiting;
   t.is(message.subject, 'Second');
@@ -219,7 +220,7 @@ test.serial('cli wait - exits 124 when nothing arrives within a 10 s --timeout, 
   t.is(r.code, 124);
   t.is(r.stdout, '');
   t.regex(r.stderr, /^error: timeout: no message with a code at .+ within 10 s\n$/);
-  t.is(await parkedWaiters(svc), 0);
+  t.is(await svc.parkedWaiters(), 0);
   const missing = await cli(['wait', 'nobody-here@mailcue.test', '--timeout', '10']);
   t.is(missing.code, 3);
 });

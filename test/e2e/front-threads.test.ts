@@ -9,7 +9,7 @@ import { sendMail } from '../helpers/mail.js';
 import { rawInitialize } from '../helpers/mcp.js';
 import { startEtcd } from '../helpers/etcd.js';
 import { startService, type Service } from '../helpers/service.js';
-import { awayFromMinuteEnd, until } from '../helpers/wait.js';
+import { awayFromMinuteEnd, parked, until } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
 let svc: Service;
@@ -107,7 +107,7 @@ test.serial('front threads - a legacy SSE session gets every answer on its strea
   const watches = await Promise.all(Array.from({ length: 4 }, (_, i) =>
     once('POST', endpoint, auth, { jsonrpc: '2.0', id: 200 + i, method: 'tools/call', params: { name: 'watch_email', arguments: { inbox, timeout: 20 } } })));
   for (const w of watches) t.is(w.status, 202);
-  await until(async () => (await svc.parkedWaiters()) >= 4, 'four watches parked');
+  await parked(svc, 4);
   await sendMail(svc.smtpPort, { to: inbox, subject: 'to the stream', text: 'Your code is 661204' });
   await readUntil(() => [200, 201, 202, 203].every((id) => text.includes(`"id":${id},"result"`)));
   t.true(text.includes('661204'));
@@ -125,17 +125,17 @@ test.serial('front threads - the service stops gracefully with both threads', as
   const { api_key: key } = await own.createAccount('free');
   const inbox = ((await (await own.api(key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address as string;
   // Parked on whichever thread: a graceful stop answers it (timed out) before the process exits.
-  const parked = Promise.all(Array.from({ length: 4 }, () => new Promise<number>((resolve) => {
+  const answers = Promise.all(Array.from({ length: 4 }, () => new Promise<number>((resolve) => {
     http.get({ host: '127.0.0.1', port: own.httpPort, path: `/v1/inboxes/${inbox}/messages/wait?timeout=30`, agent: false, headers: { authorization: `Bearer ${key}` } }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode!));
     }).on('error', () => resolve(-1));
   })));
-  await until(async () => (await own.parkedWaiters()) >= 4, 'four waits parked');
+  await parked(own, 4);
   const child = own.processes[0]!;
   await own.stop();
   t.is(child.exitCode, 0);
-  for (const status of await parked) t.is(status, 200);
+  for (const status of await answers) t.is(status, 200);
 });
 
 test.serial('front threads - a cluster front that follows the slot map in etcd serves on both threads', async (t) => {

@@ -2,10 +2,11 @@
 // rotation every access token, refresh token, authorization code and MCP session of the old key is
 // refused at once on both front tiers of a cluster; refreshing never extends a grant.
 import test from 'ava';
-import { metricValue, parkVictim, serviceRss, until } from '../helpers/isolation.js';
+import { metricValue, parkVictim, serviceRss } from '../helpers/isolation.js';
 import { rawInitialize, rawMcp } from '../helpers/mcp.js';
 import { authorizationCode, redeem, refresh } from '../helpers/oauth.js';
 import { startService, type Service } from '../helpers/service.js';
+import { until } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
 let svc: Service;
@@ -118,11 +119,11 @@ test('credentials - expired codes and tokens are purged from the shards', async 
     const records = async () => metricValue(await short.metrics(), 'mailcue_oauth_records');
     for (let i = 0; i < 5; i++) await authorizationCode(short.baseUrl, api_key);
     t.is(await records(), 5, 'five live codes are stored');
-    t.is(await until(records, (n) => n === 0), 0, 'expired, they are purged');
+    await until(async () => (await records()) === 0, 'the expired codes to be purged');
     const live = await redeem(short.baseUrl, api_key, await authorizationCode(short.baseUrl, api_key));
     t.is(live.status, 200);
     // An access and a refresh token that have not expired are kept.
-    t.is(await until(records, (n) => n === 2), 2);
+    await until(async () => (await records()) === 2, 'the live access and refresh token, kept');
   } finally {
     await short.stop();
   }

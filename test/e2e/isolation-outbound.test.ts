@@ -5,9 +5,10 @@
 // (DNS rebinding) gets no request.
 import test from 'ava';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
-import { assertAlive, parkVictim, until } from '../helpers/isolation.js';
+import { assertAlive, parkVictim } from '../helpers/isolation.js';
 import { sendMail } from '../helpers/mail.js';
 import { startService, type Service } from '../helpers/service.js';
+import { until } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
 let svc: Service;
@@ -58,11 +59,10 @@ test('isolation outbound - a name that rebinds to loopback after registration is
   dns.setA('rebind.attacker.test', ['127.0.0.1']);
   dns.setAaaa('rebind.attacker.test', ['::7f00:1']);
   await sendMail(svc.smtpPort, { to: inbox, subject: 'rebind', text: 'hello' });
-  const deliveries = await until(
-    async () => ((await (await svc.api(key, 'GET', `/v1/webhooks/${id}/deliveries`)).json()) as Json).data as Json[],
-    (d) => d.length > 0,
-  );
-  t.true(deliveries.length > 0);
+  const deliveries = await until(async () => {
+    const d = ((await (await svc.api(key, 'GET', `/v1/webhooks/${id}/deliveries`)).json()) as Json).data as Json[];
+    return d.length > 0 && d;
+  }, 'a delivery attempt to the rebound address');
   t.is(deliveries[0]!.status, null);
   t.regex(String(deliveries[0]!.error), /non-public address/);
   await victim.assertUnaffected(t);

@@ -52,7 +52,7 @@ for (const sdk of ['v1', 'v2'] as Sdk[]) {
       await until(() => cutter.reconnections.length > 0, 'the SDK to reconnect with Last-Event-ID');
       // The mail arrives and the wait settles while the client is away.
       await sendMail(svc.smtpPort, { to: address, subject: 'while away', text: 'Your code is 402913' });
-      await until(async () => (await svc.parkedWaiters()) === before, 'the wait to settle on the shard');
+      await parked(svc, before, { exactly: true });
       cutter.release();
       const result = out(await call);
       t.is(result.timed_out, false);

@@ -9,7 +9,7 @@ import { sendMail } from '../helpers/mail.js';
 import { connectMcp, rawInitialize, rawMcp, type TransportKind } from '../helpers/mcp.js';
 import { startService, type Service } from '../helpers/service.js';
 import { assertShape } from '../helpers/shapes.js';
-import { parked, until } from '../helpers/wait.js';
+import { parked } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
 let svc: Service;
@@ -191,7 +191,7 @@ test.serial('mcp - 200 concurrent watch_email calls each return their own messag
     t.is(await gauge(), 5);
     controllers.forEach((c) => c.abort());
     await Promise.all(pending);
-    await until(async () => (await gauge()) === 0, 'the cancelled waiters to leave');
+    await parked(svc, 0, { exactly: true });
     t.is(await gauge(), 0);
   } finally {
     await client.close();

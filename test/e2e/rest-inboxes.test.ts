@@ -3,7 +3,7 @@ import test from 'ava';
 import { sendMail } from '../helpers/mail.js';
 import { startService, type Service } from '../helpers/service.js';
 import { assertShape } from '../helpers/shapes.js';
-import { parked, until } from '../helpers/wait.js';
+import { parked } from '../helpers/wait.js';
 
 let svc: Service;
 let key: string;
@@ -161,7 +161,7 @@ test.serial('wait - a disconnected long-poll leaves no parked waiter', async (t)
   t.is(await svc.parkedWaiters(), 1);
   controller.abort();
   await pending;
-  await until(async () => (await svc.parkedWaiters()) === 0, 'the disconnected waiter to leave');
+  await parked(svc, 0, { exactly: true });
   t.is(await svc.parkedWaiters(), 0);
 });
 

@@ -5,7 +5,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Service } from './service.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = path.join(ROOT, 'bin/mailcue.js');
@@ -54,19 +53,4 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     child.stdin.end(options.input ?? '');
   });
-}
-
-/** The gauge of long-polls parked on the shards (DESIGN §2), read from the ops listener. */
-export function parkedWaiters(svc: Service): Promise<number> {
-  return svc.parkedWaiters();
-}
-
-/** Resolves once at least `n` long-polls are parked: the client is waiting, mail may be sent. */
-export async function untilParked(svc: Service, n = 1, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if ((await parkedWaiters(svc)) >= n) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`no parked waiter after ${timeoutMs} ms`);
 }

@@ -5,6 +5,7 @@ import type { ExecutionContext } from 'ava';
 import { readFileSync } from 'node:fs';
 import { sendMail } from './mail.js';
 import type { Service } from './service.js';
+import { parked } from './wait.js';
 
 type Json = Record<string, any>;
 /** The victim's long-polls wait as long as the API allows. */
@@ -15,17 +16,6 @@ export interface Victim {
   inboxes: string[];
   /** Asserts the long-polls are untouched, reads answer, and each poll answers its next mail. */
   assertUnaffected(t: ExecutionContext): Promise<void>;
-}
-
-/** Polls `check` until it holds (bounded); the value it last returned. */
-export async function until<T>(check: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let value = await check();
-  while (!ok(value) && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 50));
-    value = await check();
-  }
-  return value;
 }
 
 /** A second account with `n` inboxes, each with a 60 s long-poll parked on it. */
@@ -43,8 +33,7 @@ export async function parkVictim(svc: Service, n = 4): Promise<Victim> {
       return outcome;
     }),
   );
-  const parked = await until(() => svc.parkedWaiters(), (v) => v >= before + n);
-  if (parked < before + n) throw new Error(`victim long-polls did not park (${parked})`);
+  await parked(svc, before + n);
   return {
     key,
     inboxes,
