@@ -60,3 +60,12 @@ test('errors - unknown throwables become internal without leaking their message'
   const known = new MailcueError('not_found', 'x');
   t.is(asMailcueError(known), known);
 });
+
+test('errors - OAuth routes take every error status from the registry, none written by hand', (t) => {
+  const files = sources(join(SRC, 'front/oauth'));
+  t.true(files.length >= 5, 'the scanner sees the OAuth routes');
+  // A literal 4xx/5xx given to send/sendJson/writeStatus: success and redirect statuses may be literal.
+  const byHand = /\b(?:send|sendJson|writeStatus)\(\s*['"]?[45]\d\d\b/g;
+  const found = files.flatMap((f) => [...readFileSync(f, 'utf8').matchAll(byHand)].map((m) => `${f.slice(SRC.length + 1)}: ${m[0]}`));
+  t.deepEqual(found, []);
+});

@@ -2,10 +2,10 @@
 // redirect with the code), made safe (DESIGN §4), and issue 36's clients that are not keys (Client
 // ID Metadata Documents, RFC 7591 registration), which get a consent page naming the client, the
 // account and the scope. PKCE S256 is required; codes are single-use and live 60 s; every
-// authorization response carries RFC 9207 `iss`. Errors come from the registry (oauth-errors.ts).
+// authorization response carries RFC 9207 `iss`. Errors come from the registry (src/errors/registry.ts).
 import type { Meter } from '../../contract/commands.js';
 import { describeScope } from '../../contract/keys.js';
-import { MailcueError, fail, oauthErrorName } from '../../errors/registry.js';
+import { MailcueError, errorSpec, fail, oauthErrorName } from '../../errors/registry.js';
 import { newCredential, parseCredential } from '../../security/credentials.js';
 import type { Deps } from '../../services/deps.js';
 import { admitToken } from '../auth.js';
@@ -127,7 +127,7 @@ async function decide(deps: Deps, fetcher: ClientMetadataFetcher, perIp: Authori
     admission = await admitToken(deps, key, { kind: 'rest' });
   } catch (err) {
     if (err instanceof MailcueError && err.code === 'rate_limited') throw err;
-    return ex.send(401, signInPage(consentClient(c), carried(form), 'That key is not valid. Paste the API key of the account to connect.'), null, PAGE_HEADERS);
+    return ex.send(errorSpec('unauthorized').http, signInPage(consentClient(c), carried(form), 'That key is not valid. Paste the API key of the account to connect.'), null, PAGE_HEADERS);
   }
   const account = admission.account;
   if (form.get('decision') === 'allow') {
