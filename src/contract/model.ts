@@ -4,7 +4,7 @@
 import type { PlanName } from '../config/plans.js';
 import { verdict, type Authentication } from './authentication.js';
 import type { ScopedKeyRecord } from './keys.js';
-import type { FullMessage, Inbox, MessageSummary } from './shapes.js';
+import type { AdminAccount, FullMessage, Inbox, MessageSummary } from './shapes.js';
 
 export type { MessageSummary } from './shapes.js';
 
@@ -25,13 +25,8 @@ export interface AccountRecord {
   keys?: ScopedKeyRecord[];
 }
 
-/** What an account looks like outside its shard: no secrets. */
-export interface AccountView {
-  id: string;
-  name: string | null;
-  plan: PlanName;
-  created_at: string;
-}
+/** What an account looks like outside its shard: no secrets (the admin API's account less its key). */
+export type AccountView = Omit<AdminAccount, 'api_key'>;
 
 export interface InboxRecord {
   address: string;

@@ -1,5 +1,6 @@
 // The public shapes, declared once: the inbox, the message summary, the full message, the latest
-// message (get_latest_email), the new_message webhook event and the account (GET /v1/account).
+// message (get_latest_email), the new_message webhook event, the account (GET /v1/account, and as
+// the admin API shows it) and the custom domain.
 // Each is a JSON Schema literal; its TypeScript type is derived from it. REST and the actors build
 // answers of these types, the MCP tools publish these schemas as their outputSchema, the webhook
 // payload, the CLI and the dashboard read these types, and test/unit/shapes.test.ts checks real
@@ -181,12 +182,21 @@ export const storageUsageSchema = {
   required: ['inboxes', 'messages', 'bytes'],
 } as const;
 
+const planSchema = { type: 'string', enum: ['free', 'developer', 'startup', 'growth', 'enterprise'] } as const;
+
+/** An account as the admin API shows it (DESIGN §2); `api_key` only in the answers that create or rotate it. */
+export const adminAccountSchema = {
+  type: 'object',
+  properties: { id: string, name: nullableString, plan: planSchema, created_at: string, api_key: string },
+  required: ['id', 'name', 'plan', 'created_at'],
+} as const;
+
 /** The account (DESIGN §3): GET /v1/account's `data`. */
 export const accountSchema = {
   type: 'object',
   properties: {
     id: string,
-    plan: { type: 'string', enum: ['free', 'developer', 'startup', 'growth', 'enterprise'] },
+    plan: planSchema,
     limits: planLimitsSchema,
     ops_this_minute: integer,
     requests_this_minute: integer,
@@ -212,6 +222,7 @@ export type FullMessage = FromSchema<typeof fullMessageSchema>;
 export type LatestMessage = FromSchema<typeof latestMessageSchema>;
 export type NewMessageEvent = FromSchema<typeof newMessageEventSchema>;
 export type Account = FromSchema<typeof accountSchema>;
+export type AdminAccount = FromSchema<typeof adminAccountSchema>;
 export type PlanLimits = FromSchema<typeof planLimitsSchema>;
 export type StorageUsage = FromSchema<typeof storageUsageSchema>;
 export type CustomDomain = FromSchema<typeof customDomainSchema>;
@@ -224,5 +235,6 @@ export const SHAPES = {
   latest_message: latestMessageSchema,
   new_message_event: newMessageEventSchema,
   account: accountSchema,
+  admin_account: adminAccountSchema,
   custom_domain: customDomainSchema,
 } as const;

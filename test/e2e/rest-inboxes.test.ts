@@ -219,7 +219,11 @@ test('admin - wrong token is 401; accounts on every plan; CLI creates an account
     const acct = await svc.createAccount(plan);
     t.is(acct.plan, plan);
     t.regex(acct.api_key, /^mc_/);
+    assertShape(t, 'admin_account', acct, 'POST /admin/v1/accounts');
   }
+  const changed = await json(await svc.admin('PATCH', `/admin/v1/accounts/${(await svc.createAccount('free')).id}`, { plan: 'growth' }));
+  assertShape(t, 'admin_account', changed.data, 'PATCH /admin/v1/accounts/{id}');
+  t.false('api_key' in changed.data, 'a plan change shows no key');
   const bad = await svc.admin('POST', '/admin/v1/accounts', { plan: 'platinum' });
   t.is(bad.status, 400);
   const cli = await svc.cli(['admin', 'create-account', '--plan', 'growth', '--name', 'cli']);

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { pendingAuthentication, unverified } from '../../src/contract/authentication.js';
-import { toInboxView, toSummary, type InboxRecord, type MessageRecord } from '../../src/contract/model.js';
+import { toAccountView, toInboxView, toSummary, type AccountRecord, type InboxRecord, type MessageRecord } from '../../src/contract/model.js';
 import { SHAPES, customDomainSchema, inboxSchema, latestMessageSchema, messageSummarySchema } from '../../src/contract/shapes.js';
 import { TOOLS } from '../../src/front/mcp/tools/registry.js';
 import { fullMessageView, latestMessageView } from '../../src/mail/message-view.js';
@@ -87,6 +87,15 @@ test('shapes - latest message (get_latest_email) is the latest-message shape, ra
 test('shapes - the new_message webhook body is the event shape', (t) => {
   assertShape(t, 'new_message_event', JSON.parse(newMessageBody(message)));
   assertShape(t, 'new_message_event', JSON.parse(newMessageBody(older)), 'an older record');
+});
+
+test('shapes - the account outside its shard (admin API, admission) is the admin-account shape, without secrets', (t) => {
+  const record: AccountRecord = {
+    id: 'acc_1', name: null, plan: 'growth', key_hash: 'h', key_sealed: new Uint8Array(1), created_at: '2026-11-28T18:00:00.000Z',
+    credits_month: '2026-11', credits_used: 3, key_generation: 2, keys: [],
+  };
+  assertShape(t, 'admin_account', toAccountView(record));
+  assertShape(t, 'admin_account', { ...toAccountView({ ...record, name: 'ci' }), api_key: 'mc_x' }, 'a created account with its key');
 });
 
 /** Where each tool's outputSchema must hold a shared shape, by identity (not a copy). */
