@@ -4,7 +4,7 @@
 import type { PlanName } from '../config/plans.js';
 import { verdict, type Authentication } from './authentication.js';
 import type { ScopedKeyRecord } from './keys.js';
-import type { AdminAccount, FullMessage, Inbox, MessageSummary } from './shapes.js';
+import type { AdminAccount, FoundCode, FullMessage, Inbox, MessageSummary } from './shapes.js';
 
 export type { MessageSummary } from './shapes.js';
 
@@ -137,6 +137,12 @@ export function toSummary(m: MessageRecord): MessageSummary {
     read: m.read,
     auth: verdict(m.authentication),
   };
+}
+
+/** The code and link of a message, as extract_otp and create_and_wait_for_otp answer them; all null without one. */
+export function foundCode(inbox: string, m: MessageSummary | null): FoundCode {
+  if (!m) return { inbox, otp: null, verification_link: null, message_id: null, from: null, subject: null, received_at: null, auth: null };
+  return { inbox, otp: m.otp, verification_link: m.verification_link, message_id: m.id, from: m.from, subject: m.subject, received_at: m.date, auth: m.auth };
 }
 
 const NOT_RECORDED = 'no extraction was recorded for this message (it could not be parsed)';

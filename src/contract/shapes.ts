@@ -150,6 +150,25 @@ export const newMessageEventSchema = {
   required: ['event', 'inbox', 'message'],
 } as const;
 
+/**
+ * A one-time code or verification link and the message it came in: extract_otp, and
+ * create_and_wait_for_otp once one arrived. extract_otp answers every field null when none has.
+ */
+export const foundCodeSchema = {
+  type: 'object',
+  properties: {
+    inbox: string,
+    otp: nullableString,
+    verification_link: nullableString,
+    message_id: nullableString,
+    from: nullableString,
+    subject: nullableString,
+    received_at: nullableString,
+    auth: { anyOf: [authVerdictSchema, { type: 'null' }] },
+  },
+  required: ['inbox', 'otp', 'verification_link', 'message_id', 'from', 'subject', 'received_at', 'auth'],
+} as const;
+
 /** A plan's limits as GET /v1/account shows them. */
 export const planLimitsSchema = {
   type: 'object',
@@ -223,6 +242,7 @@ export type LatestMessage = FromSchema<typeof latestMessageSchema>;
 export type NewMessageEvent = FromSchema<typeof newMessageEventSchema>;
 export type Account = FromSchema<typeof accountSchema>;
 export type AdminAccount = FromSchema<typeof adminAccountSchema>;
+export type FoundCode = FromSchema<typeof foundCodeSchema>;
 export type PlanLimits = FromSchema<typeof planLimitsSchema>;
 export type StorageUsage = FromSchema<typeof storageUsageSchema>;
 export type CustomDomain = FromSchema<typeof customDomainSchema>;
@@ -234,6 +254,7 @@ export const SHAPES = {
   full_message: fullMessageSchema,
   latest_message: latestMessageSchema,
   new_message_event: newMessageEventSchema,
+  found_code: foundCodeSchema,
   account: accountSchema,
   admin_account: adminAccountSchema,
   custom_domain: customDomainSchema,

@@ -70,6 +70,7 @@ for (const kind of ['streamable-http', 'sse'] as TransportKind[]) {
       const otp = structured(await client.callTool({ name: 'extract_otp', arguments: { inbox: address } }));
       t.is(otp.otp, '551234');
       t.is(otp.message_id, latest.message.id);
+      assertShape(t, 'found_code', otp, 'extract_otp');
       const msgs = structured(await client.callTool({ name: 'get_messages', arguments: { inbox: address, limit: 5 } }));
       t.is(msgs.count, 1);
       assertShape(t, 'message_summary', msgs.messages[0], 'get_messages');
@@ -115,6 +116,8 @@ for (const kind of ['streamable-http', 'sse'] as TransportKind[]) {
       t.is(out.otp, '908172');
       t.is(out.timed_out, false);
       t.regex(out.message_id, /^msg_/);
+      const { timed_out: _timedOut, cursor: _cursor, ...found } = out;
+      assertShape(t, 'found_code', found, 'create_and_wait_for_otp');
 
       let sentLink: Promise<unknown> | undefined;
       const linkResult = structured(await client.callTool({ name: 'create_and_wait_for_otp', arguments: { timeout: 30 } }, undefined, {

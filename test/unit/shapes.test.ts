@@ -1,7 +1,7 @@
 import test from 'ava';
 import { pendingAuthentication, unverified } from '../../src/contract/authentication.js';
-import { toAccountView, toInboxView, toSummary, type AccountRecord, type InboxRecord, type MessageRecord } from '../../src/contract/model.js';
-import { SHAPES, customDomainSchema, inboxSchema, latestMessageSchema, messageSummarySchema } from '../../src/contract/shapes.js';
+import { foundCode, toAccountView, toInboxView, toSummary, type AccountRecord, type InboxRecord, type MessageRecord } from '../../src/contract/model.js';
+import { SHAPES, customDomainSchema, foundCodeSchema, inboxSchema, latestMessageSchema, messageSummarySchema } from '../../src/contract/shapes.js';
 import { TOOLS } from '../../src/front/mcp/tools/registry.js';
 import { fullMessageView, latestMessageView } from '../../src/mail/message-view.js';
 import { newMessageBody } from '../../src/webhooks/payload.js';
@@ -98,6 +98,11 @@ test('shapes - the account outside its shard (admin API, admission) is the admin
   assertShape(t, 'admin_account', { ...toAccountView({ ...record, name: 'ci' }), api_key: 'mc_x' }, 'a created account with its key');
 });
 
+test('shapes - a found code (extract_otp, create_and_wait_for_otp) is the found-code shape, all null without one', (t) => {
+  assertShape(t, 'found_code', foundCode(message.inbox, toSummary(message)));
+  assertShape(t, 'found_code', foundCode(message.inbox, null), 'none found');
+});
+
 /** Where each tool's outputSchema must hold a shared shape, by identity (not a copy). */
 const TOOL_SHAPES: Record<string, (out: any) => [unknown, unknown][]> = {
   get_latest_email: (o) => [[o.properties.message.anyOf[0], latestMessageSchema]],
@@ -105,6 +110,8 @@ const TOOL_SHAPES: Record<string, (out: any) => [unknown, unknown][]> = {
   watch_email: (o) => [[o.properties.message.anyOf[0], messageSummarySchema]],
   wait_for_email: (o) => [[o.properties.message.anyOf[0], messageSummarySchema]],
   list_inboxes: (o) => [[o.properties.inboxes.items, inboxSchema]],
+  extract_otp: (o) => [[o, foundCodeSchema]],
+  create_and_wait_for_otp: (o) => Object.entries(foundCodeSchema.properties).map(([k, v]) => [o.properties[k], v]),
   create_inbox: (o) => Object.entries(inboxSchema.properties).map(([k, v]) => [o.properties[k], v]),
   list_custom_domains: (o) => [[o.properties.domains.items, customDomainSchema]],
   verify_custom_domain: (o) => [[o, customDomainSchema]],

@@ -3,20 +3,17 @@
 // the agent can use it while the call waits. Called again with `inbox` (and `since`), it resumes
 // on the inbox it created instead of creating another (issue 36).
 import { createInbox } from '../../../services/inboxes.js';
+import { foundCode } from '../../../contract/model.js';
 import type { WaitResult } from '../../../contract/results.js';
 import { optionalBool, requireAddress, waitSince } from '../../../services/validate.js';
 import { INBOX_START } from '../../../util/ids.js';
-import { authVerdictSchema, cursorOf, cursorSchema, defineWaitTool, nullableString, sinceArg, UNTRUSTED_MAIL } from './tool.js';
+import { cursorOf, cursorSchema, defineWaitTool, foundCodeSchema, sinceArg, UNTRUSTED_MAIL } from './tool.js';
 
 function outputFrom(since: string | null) {
   return (inbox: string, result: WaitResult): Record<string, unknown> => {
     const cursor = cursorOf(result, since);
     if (result.timed_out) return { inbox, otp: null, timed_out: true, cursor };
-    const m = result.message;
-    return {
-      inbox, otp: m.otp, verification_link: m.verification_link, message_id: m.id,
-      from: m.from, subject: m.subject, received_at: m.date, timed_out: false, auth: m.auth, cursor,
-    };
+    return { ...foundCode(inbox, result.message), timed_out: false, cursor };
   };
 }
 
@@ -42,11 +39,8 @@ export const createAndWaitForOtp = defineWaitTool<{ domain?: string; timeout?: n
   },
   outputSchema: {
     type: 'object',
-    properties: {
-      inbox: { type: 'string' }, otp: nullableString, verification_link: nullableString, message_id: nullableString,
-      from: nullableString, subject: nullableString, received_at: nullableString, timed_out: { type: 'boolean' }, auth: authVerdictSchema,
-      cursor: cursorSchema,
-    },
+    // On a timeout only inbox, otp (null), timed_out and cursor.
+    properties: { ...foundCodeSchema.properties, timed_out: { type: 'boolean' }, cursor: cursorSchema },
     required: ['inbox', 'otp', 'timed_out', 'cursor'],
   },
   async wait(ctx, args) {
