@@ -132,6 +132,7 @@ const ACTOR_STORES: Record<string, string[]> = {
   'account-domains.ts': ['accounts'],
   'oauth-actor.ts': ['tokens'],
   'inbox-actor.ts': ['inboxes', 'messages'],
+  'inbox-waits.ts': ['messages'],
   'inbox-listing.ts': ['inboxes'],
   'inbox-reclaimer.ts': ['inboxes', 'messages'],
   'domain-actor.ts': ['domains'],
