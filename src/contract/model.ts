@@ -4,7 +4,7 @@
 import type { PlanName } from '../config/plans.js';
 import { verdict, type Authentication } from './authentication.js';
 import type { ScopedKeyRecord } from './keys.js';
-import type { AdminAccount, FoundCode, FullMessage, Inbox, MessageSummary } from './shapes.js';
+import type { AdminAccount, FoundCode, FullMessage, Inbox, MessageSummary, WebhookDelivery } from './shapes.js';
 
 export type { MessageSummary } from './shapes.js';
 
@@ -99,12 +99,8 @@ export interface WebhookRecord {
   disabled: boolean;
 }
 
-export interface DeliveryLog {
-  at: string;
-  status: number | null;
-  latency_ms: number;
-  error: string | null;
-}
+/** One delivery attempt as the delivery log keeps and lists it. */
+export type DeliveryLog = WebhookDelivery;
 
 /** A parsed message as the ingress hands it to the shard (id, inbox and date are the shard's). */
 export type ParsedMessage = Omit<MessageRecord, 'id' | 'inbox' | 'date' | 'read'>;

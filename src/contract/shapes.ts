@@ -169,6 +169,20 @@ export const foundCodeSchema = {
   required: ['inbox', 'otp', 'verification_link', 'message_id', 'from', 'subject', 'received_at', 'auth'],
 } as const;
 
+/** A webhook as GET /v1/webhooks lists it (SEED.md "Webhook"); `disabled` only with `?status=all`. */
+export const webhookSchema = {
+  type: 'object',
+  properties: { _id: string, inbox: string, url: string, createdAt: string, failureCount: integer, disabled: boolean },
+  required: ['_id', 'inbox', 'url', 'createdAt', 'failureCount'],
+} as const;
+
+/** One delivery attempt, as GET /v1/webhooks/{id}/deliveries lists it (DESIGN §3). */
+export const webhookDeliverySchema = {
+  type: 'object',
+  properties: { at: string, status: { type: ['integer', 'null'] }, latency_ms: integer, error: nullableString },
+  required: ['at', 'status', 'latency_ms', 'error'],
+} as const;
+
 /** A plan's limits as GET /v1/account shows them. */
 export const planLimitsSchema = {
   type: 'object',
@@ -243,6 +257,8 @@ export type NewMessageEvent = FromSchema<typeof newMessageEventSchema>;
 export type Account = FromSchema<typeof accountSchema>;
 export type AdminAccount = FromSchema<typeof adminAccountSchema>;
 export type FoundCode = FromSchema<typeof foundCodeSchema>;
+export type Webhook = FromSchema<typeof webhookSchema>;
+export type WebhookDelivery = FromSchema<typeof webhookDeliverySchema>;
 export type PlanLimits = FromSchema<typeof planLimitsSchema>;
 export type StorageUsage = FromSchema<typeof storageUsageSchema>;
 export type CustomDomain = FromSchema<typeof customDomainSchema>;
@@ -255,6 +271,8 @@ export const SHAPES = {
   latest_message: latestMessageSchema,
   new_message_event: newMessageEventSchema,
   found_code: foundCodeSchema,
+  webhook: webhookSchema,
+  webhook_delivery: webhookDeliverySchema,
   account: accountSchema,
   admin_account: adminAccountSchema,
   custom_domain: customDomainSchema,

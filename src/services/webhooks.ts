@@ -1,6 +1,7 @@
 // Webhooks (SEED.md "Webhooks (REST)"): register, list, delete, delivery history. Urls must be
 // https and publicly reachable; the inbox must belong to the caller.
 import type { DeliveryLog } from '../contract/model.js';
+import type { Webhook } from '../contract/shapes.js';
 import { fail } from '../errors/registry.js';
 import type { PlanName } from '../config/plans.js';
 import { resolveTarget } from '../security/address-policy.js';
@@ -11,14 +12,8 @@ import { normalizeAddress } from './validate.js';
 
 const WEBHOOK_ID = /^wh_[0-9a-f]{24}$/;
 
-export interface WebhookListing {
-  _id: string;
-  inbox: string;
-  url: string;
-  createdAt: string;
-  failureCount: number;
-  disabled?: boolean;
-}
+/** A webhook as the list shows it (src/contract/shapes.ts). */
+export type WebhookListing = Webhook;
 
 async function requireUrl(deps: Deps, value: unknown): Promise<string> {
   if (typeof value !== 'string' || value === '') fail('invalid_url', 'url is required and must be an https URL');

@@ -73,6 +73,7 @@ test('webhooks - register, list, a signed new_message delivery with the SEED.md 
   const mine = list.data.find((w: Json) => w._id === reg.id);
   t.deepEqual(Object.keys(mine).sort(), ['_id', 'createdAt', 'failureCount', 'inbox', 'url']);
   t.is(mine.failureCount, 0);
+  assertShape(t, 'webhook', mine, 'GET /v1/webhooks');
   t.is(list.count, list.data.length);
 
   await sendMail(svc.smtpPort, { to: address, subject: 'Your code', text: 'Your verification code is 662211', attachments: [{ filename: 'a.txt', content: 'hi' }] });
@@ -104,6 +105,7 @@ test('webhooks - register, list, a signed new_message delivery with the SEED.md 
     return history.data.length > 0;
   }, 'the delivery in the webhook history');
   t.is(history.data[0].status, 200);
+  assertShape(t, 'webhook_delivery', history.data[0], 'GET /v1/webhooks/{id}/deliveries');
 
   const del = await svc.api(acct.api_key, 'DELETE', `/v1/webhooks/${reg.id}`);
   t.deepEqual(await del.json(), { success: true, message: `Webhook ${reg.id} deleted` });
@@ -142,6 +144,7 @@ test.serial('webhooks - 10 consecutive failed notifications disable the webhook;
   const all = (await (await svc.api(acct.api_key, 'GET', '/v1/webhooks?status=all')).json()) as Json;
   const disabled = all.data.find((w: Json) => w._id === reg.id);
   t.is(disabled.disabled, true);
+  assertShape(t, 'webhook', disabled, 'GET /v1/webhooks?status=all');
   t.is(disabled.failureCount, 10);
 
   await sendMail(svc.smtpPort, { to: address, subject: 'while disabled', text: 'x' });

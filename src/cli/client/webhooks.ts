@@ -1,7 +1,8 @@
 // `mailcue webhooks add|list|delete|deliveries` over /v1/webhooks (SEED.md, DESIGN §3).
 import type { Command } from 'commander';
 import { context } from './context.js';
-import { payload, segment, type Json } from './http.js';
+import type { Webhook, WebhookDelivery } from '../../contract/shapes.js';
+import { payload, segment } from './http.js';
 import { shortDate } from './output.js';
 
 export function registerWebhooks(program: Command): void {
@@ -27,7 +28,7 @@ export function registerWebhooks(program: Command): void {
     .option('-a, --all', 'include disabled webhooks')
     .action(async (flags: { all?: boolean }, cmd: Command) => {
       const ctx = context(cmd);
-      const rows = (await ctx.api.call('GET', '/v1/webhooks', { query: { status: flags.all ? 'all' : undefined } })).data as Json[];
+      const rows = (await ctx.api.call('GET', '/v1/webhooks', { query: { status: flags.all ? 'all' : undefined } })).data as Webhook[];
       ctx.out.result(rows, () => ctx.out.table(rows, [
         { header: 'ID', value: (w) => w._id },
         { header: 'INBOX', value: (w) => w.inbox },
@@ -54,7 +55,7 @@ export function registerWebhooks(program: Command): void {
     .argument('<id>', 'webhook id (wh_…)')
     .action(async (id: string, _flags: unknown, cmd: Command) => {
       const ctx = context(cmd);
-      const rows = (await ctx.api.call('GET', `/v1/webhooks/${segment(id)}/deliveries`)).data as Json[];
+      const rows = (await ctx.api.call('GET', `/v1/webhooks/${segment(id)}/deliveries`)).data as WebhookDelivery[];
       ctx.out.result(rows, () => ctx.out.table(rows, [
         { header: 'AT', value: (d) => shortDate(d.at) },
         { header: 'STATUS', value: (d) => d.status },

@@ -2,9 +2,7 @@
 // (registering the same inbox and url again re-activates it), delete.
 import { api, enc, errorText } from './api.js';
 import { announce, confirmDialog, formatDate, h, Latest, showError } from './dom.js';
-
-interface Webhook { _id: string; inbox: string; url: string; createdAt: string; failureCount: number; disabled?: boolean }
-interface Delivery { at: string; status: number | null; latency_ms: number | null; error: string | null }
+import type { Webhook, WebhookDelivery as Delivery } from '../../../contract/shapes.js';
 
 export class WebhooksView {
   readonly root = h('section', { class: 'card', 'aria-labelledby': 'webhooks-title' });
