@@ -248,6 +248,19 @@ export const customDomainSchema = {
   required: ['domain', 'verified', 'mx_record', 'txt_record', 'added_at'],
 } as const;
 
+/** A DNS record to publish for a custom domain (SEED.md "DNS record"): priority for MX only, ttl only in the add answer. */
+export const dnsRecordSchema = {
+  type: 'object',
+  properties: {
+    type: { type: 'string', enum: ['MX', 'TXT'] },
+    hostname: { type: 'string', const: '@' },
+    value: string,
+    priority: { type: 'string', const: '10' },
+    ttl: { type: 'string', const: 'Auto' },
+  },
+  required: ['type', 'hostname', 'value'],
+} as const;
+
 export type AuthVerdict = FromSchema<typeof authVerdictSchema>;
 export type Inbox = FromSchema<typeof inboxSchema>;
 export type MessageSummary = FromSchema<typeof messageSummarySchema>;
@@ -262,6 +275,7 @@ export type WebhookDelivery = FromSchema<typeof webhookDeliverySchema>;
 export type PlanLimits = FromSchema<typeof planLimitsSchema>;
 export type StorageUsage = FromSchema<typeof storageUsageSchema>;
 export type CustomDomain = FromSchema<typeof customDomainSchema>;
+export type DnsRecord = FromSchema<typeof dnsRecordSchema>;
 
 /** Every public shape by name, for the schema test and anyone who publishes them. */
 export const SHAPES = {
@@ -276,4 +290,5 @@ export const SHAPES = {
   account: accountSchema,
   admin_account: adminAccountSchema,
   custom_domain: customDomainSchema,
+  dns_record: dnsRecordSchema,
 } as const;

@@ -1,6 +1,7 @@
 // Custom domains (SEED.md "Custom domains"), shared by REST and the agent tools: add with the DNS
 // records to publish, verify by live DNS lookup, list, and delete with the inboxes at the domain.
 import type { DomainRecord } from '../contract/model.js';
+import type { CustomDomain, DnsRecord } from '../contract/shapes.js';
 import { fail, MailcueError } from '../errors/registry.js';
 import { makeResolver } from '../webhooks/resolver.js';
 import type { Caller, Deps } from './deps.js';
@@ -12,21 +13,7 @@ import { normalizeDomain } from './validate.js';
 export const MAX_CUSTOM_DOMAINS = 10;
 const SERVICE_NAME = 'mailcue';
 
-export interface CustomDomain {
-  domain: string;
-  verified: boolean;
-  mx_record: string;
-  txt_record: string;
-  added_at: string;
-}
-
-export interface DnsRecord {
-  type: 'MX' | 'TXT';
-  hostname: '@';
-  value: string;
-  priority?: '10';
-  ttl?: 'Auto';
-}
+export type { CustomDomain, DnsRecord } from '../contract/shapes.js';
 
 export function view(deps: Deps, r: DomainRecord): CustomDomain {
   return {

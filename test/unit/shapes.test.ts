@@ -1,9 +1,10 @@
 import test from 'ava';
 import { pendingAuthentication, unverified } from '../../src/contract/authentication.js';
 import { foundCode, toAccountView, toInboxView, toSummary, type AccountRecord, type InboxRecord, type MessageRecord } from '../../src/contract/model.js';
-import { SHAPES, customDomainSchema, foundCodeSchema, inboxSchema, latestMessageSchema, messageSummarySchema } from '../../src/contract/shapes.js';
+import { SHAPES, customDomainSchema, dnsRecordSchema, foundCodeSchema, inboxSchema, latestMessageSchema, messageSummarySchema } from '../../src/contract/shapes.js';
 import { TOOLS } from '../../src/front/mcp/tools/registry.js';
 import { fullMessageView, latestMessageView } from '../../src/mail/message-view.js';
+import { dnsRecords } from '../../src/services/domains.js';
 import { newMessageBody } from '../../src/webhooks/payload.js';
 import { assertShape, shapeValidator } from '../helpers/shapes.js';
 
@@ -103,6 +104,13 @@ test('shapes - a found code (extract_otp, create_and_wait_for_otp) is the found-
   assertShape(t, 'found_code', foundCode(message.inbox, null), 'none found');
 });
 
+test('shapes - the DNS records of a custom domain are the dns-record shape, with and without ttl', (t) => {
+  const domain = { domain: 'mail.example.com', verified: false, mx_record: 'mx.mailcue.test', txt_record: 'mailcue-verification=0123', added_at: '2026-11-28T18:00:00.000Z' };
+  assertShape(t, 'custom_domain', domain);
+  for (const withTtl of [true, false]) for (const r of dnsRecords(domain, withTtl)) assertShape(t, 'dns_record', r);
+  t.false(shapeValidator('dns_record')({ type: 'MX', hostname: '@', value: 'mx', priority: 10 }), 'priority is the string "10"');
+});
+
 /** Where each tool's outputSchema must hold a shared shape, by identity (not a copy). */
 const TOOL_SHAPES: Record<string, (out: any) => [unknown, unknown][]> = {
   get_latest_email: (o) => [[o.properties.message.anyOf[0], latestMessageSchema]],
@@ -115,7 +123,7 @@ const TOOL_SHAPES: Record<string, (out: any) => [unknown, unknown][]> = {
   create_inbox: (o) => Object.entries(inboxSchema.properties).map(([k, v]) => [o.properties[k], v]),
   list_custom_domains: (o) => [[o.properties.domains.items, customDomainSchema]],
   verify_custom_domain: (o) => [[o, customDomainSchema]],
-  add_custom_domain: (o) => Object.entries(customDomainSchema.properties).map(([k, v]) => [o.properties[k], v]),
+  add_custom_domain: (o) => [...Object.entries(customDomainSchema.properties).map(([k, v]) => [o.properties[k], v]), [o.properties.dns_records.items, dnsRecordSchema]],
 };
 
 test('shapes - every tool that answers a public shape publishes the shared schema as its outputSchema', (t) => {

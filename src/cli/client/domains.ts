@@ -2,11 +2,12 @@
 // DNS records to publish; a failed verify names the missing record and shows what is needed.
 import type { Command } from 'commander';
 import { context, type Ctx } from './context.js';
+import type { CustomDomain, DnsRecord } from '../../contract/shapes.js';
 import { CliError } from './errors.js';
 import { payload, segment, type Json } from './http.js';
 import { shortDate } from './output.js';
 
-function printRecords(ctx: Ctx, records: Json[]): void {
+function printRecords(ctx: Ctx, records: DnsRecord[]): void {
   ctx.out.table(records, [
     { header: 'TYPE', value: (r) => r.type },
     { header: 'HOST', value: (r) => r.hostname },
@@ -25,11 +26,11 @@ export function registerDomains(program: Command): void {
     .action(async (domain: string, _flags: unknown, cmd: Command) => {
       const ctx = context(cmd);
       const res = await ctx.api.call('POST', '/v1/custom-domains', { body: { domain } });
-      const d = res.data as Json;
+      const d = res.data as CustomDomain & { dns_records?: DnsRecord[] };
       ctx.out.result(d, () => {
         ctx.out.done(String(res.message));
         if (ctx.out.tty) ctx.out.line(`Publish these records at your DNS provider for ${String(d.domain)}:`);
-        printRecords(ctx, (d.dns_records ?? []) as Json[]);
+        printRecords(ctx, d.dns_records ?? []);
         if (ctx.out.tty) ctx.out.line(`Then run: mailcue domains verify ${String(d.domain)}`);
       }, () => String(d.domain));
     });
@@ -39,7 +40,7 @@ export function registerDomains(program: Command): void {
     .description('list your domains')
     .action(async (_flags: unknown, cmd: Command) => {
       const ctx = context(cmd);
-      const rows = (await ctx.api.call('GET', '/v1/custom-domains')).data as Json[];
+      const rows = (await ctx.api.call('GET', '/v1/custom-domains')).data as CustomDomain[];
       ctx.out.result(rows, () => ctx.out.table(rows, [
         { header: 'DOMAIN', value: (d) => d.domain },
         { header: 'VERIFIED', value: (d) => d.verified },
@@ -61,7 +62,7 @@ export function registerDomains(program: Command): void {
       } catch (err) {
         // The message names the missing record; the records still needed follow it on stderr.
         if (err instanceof CliError && err.code === 'verification_failed') {
-          const needed = (err.body.dns_records_needed ?? []) as Json[];
+          const needed = (err.body.dns_records_needed ?? []) as DnsRecord[];
           throw err.withDetails(['records needed:', ...needed.map((r) => `  ${String(r.type).padEnd(3)}  ${String(r.hostname)}  ${r.priority ? `${String(r.priority)}  ` : ''}${String(r.value)}`)]);
         }
         throw err;

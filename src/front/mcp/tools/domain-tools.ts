@@ -1,13 +1,8 @@
 // The four custom-domain tools: the same service functions and data as /v1/custom-domains.
 import * as domains from '../../../services/domains.js';
-import { customDomainSchema, defineTool, READS } from './tool.js';
+import { customDomainSchema, defineTool, dnsRecordSchema, READS } from './tool.js';
 
 const domainArg = { type: 'string', description: 'Domain name, e.g. mail.example.com' } as const;
-const dnsRecordSchema = {
-  type: 'object',
-  properties: { type: { type: 'string' }, hostname: { type: 'string' }, value: { type: 'string' }, priority: { type: 'string' }, ttl: { type: 'string' } },
-  required: ['type', 'hostname', 'value'],
-} as const;
 
 export const listCustomDomains = defineTool<Record<string, never>>({
   name: 'list_custom_domains',

@@ -10,7 +10,7 @@ import { waitProgress } from '../wait-progress.js';
 
 export type { JsonSchema } from '../../../contract/json-schema.js';
 // The public shapes a tool's outputSchema is made of: declared once in src/contract/shapes.ts.
-export { customDomainSchema, foundCodeSchema, inboxSchema, latestMessageSchema, messageSummarySchema } from '../../../contract/shapes.js';
+export { customDomainSchema, dnsRecordSchema, foundCodeSchema, inboxSchema, latestMessageSchema, messageSummarySchema } from '../../../contract/shapes.js';
 
 export type ToolOutput = Record<string, unknown> | JsonText;
 
