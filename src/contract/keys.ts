@@ -2,6 +2,7 @@
 // inboxes it creates itself), to reading, or both, with an optional expiry. The account's shard keeps
 // them in the account record (hashes only); admission answers a scoped credential with its scope,
 // and every service checks it (src/services/scope.ts). OAuth tokens a key granted carry its scope.
+import type { ScopedKey } from './shapes.js';
 
 /** What a scoped credential may touch. An unscoped one (the account's API key) has none. */
 export interface KeyScope {
@@ -31,16 +32,8 @@ export interface ScopedKeyRecord {
   generation: number;
 }
 
-/** A key as GET /v1/keys shows it: no secret, no hash. */
-export interface KeyView {
-  id: string;
-  name: string | null;
-  inboxes: string[] | null;
-  created_inboxes: boolean;
-  read_only: boolean;
-  expires_at: string | null;
-  created_at: string;
-}
+/** A key as GET /v1/keys shows it: no secret, no hash (the public shape of src/contract/shapes.ts). */
+export type KeyView = Omit<ScopedKey, 'key'>;
 
 /** What the shard needs to create a key; the front mints the secret and sends its hash. */
 export type NewKey = Omit<ScopedKeyRecord, 'generation'>;

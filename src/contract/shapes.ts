@@ -183,6 +183,22 @@ export const webhookDeliverySchema = {
   required: ['at', 'status', 'latency_ms', 'error'],
 } as const;
 
+/** A scoped key (issue 36) as /v1/keys shows it: never its hash; `key`, the secret, only in the answers that create or rotate it. */
+export const scopedKeySchema = {
+  type: 'object',
+  properties: {
+    id: string,
+    name: nullableString,
+    inboxes: { type: ['array', 'null'], items: string },
+    created_inboxes: boolean,
+    read_only: boolean,
+    expires_at: nullableString,
+    created_at: string,
+    key: string,
+  },
+  required: ['id', 'name', 'inboxes', 'created_inboxes', 'read_only', 'expires_at', 'created_at'],
+} as const;
+
 /** A plan's limits as GET /v1/account shows them. */
 export const planLimitsSchema = {
   type: 'object',
@@ -271,6 +287,7 @@ export type Account = FromSchema<typeof accountSchema>;
 export type AdminAccount = FromSchema<typeof adminAccountSchema>;
 export type FoundCode = FromSchema<typeof foundCodeSchema>;
 export type Webhook = FromSchema<typeof webhookSchema>;
+export type ScopedKey = FromSchema<typeof scopedKeySchema>;
 export type WebhookDelivery = FromSchema<typeof webhookDeliverySchema>;
 export type PlanLimits = FromSchema<typeof planLimitsSchema>;
 export type StorageUsage = FromSchema<typeof storageUsageSchema>;
@@ -287,6 +304,7 @@ export const SHAPES = {
   found_code: foundCodeSchema,
   webhook: webhookSchema,
   webhook_delivery: webhookDeliverySchema,
+  scoped_key: scopedKeySchema,
   account: accountSchema,
   admin_account: adminAccountSchema,
   custom_domain: customDomainSchema,

@@ -3,6 +3,7 @@
 // SHA-256 reaches the account's shard. Rotating or deleting a key revokes what it granted on
 // every front within a second (the shard's `key_revoked` notice).
 import type { KeyView, NewKey } from '../contract/keys.js';
+import type { ScopedKey } from '../contract/shapes.js';
 import { fail } from '../errors/registry.js';
 import { isKeyId, newCredential, newKeyId, sha256Hex } from '../security/credentials.js';
 import type { Caller, Deps } from './deps.js';
@@ -15,7 +16,7 @@ const INBOXES_MAX = 100;
 const EXPIRY_MAX_S = 5 * 365 * 24 * 3600;
 
 /** A key and its secret, as the creation and rotation answers show it (the only time the secret is shown). */
-export type IssuedKey = KeyView & { key: string };
+export type IssuedKey = KeyView & Required<Pick<ScopedKey, 'key'>>;
 
 export interface KeyInput {
   name?: unknown;

@@ -4,6 +4,7 @@
 import test from 'ava';
 import { connectSdk, SDK_AUTH, type Sdk } from '../helpers/mcp-clients.js';
 import { startService, type Service } from '../helpers/service.js';
+import { assertShape } from '../helpers/shapes.js';
 
 type Json = Record<string, any>;
 let svc: Service;
@@ -50,6 +51,8 @@ test('keys - the secret is shown once; the list never shows it; a key works as a
   t.truthy(listed);
   t.false(JSON.stringify(list.body).includes(created.key), 'no secret in the list');
   t.is(listed.key, undefined);
+  assertShape(t, 'scoped_key', created, 'POST /v1/keys');
+  assertShape(t, 'scoped_key', listed, 'GET /v1/keys');
   t.is((await call(created.key, 'GET', `/v1/inboxes/${inboxA}/messages`)).status, 200);
   // Bad input is a 400 naming the parameter, never a key.
   for (const [body, param] of [[{ inboxes: 'x' }, 'inboxes'], [{ inboxes: ['not an address'] }, 'inboxes'], [{ expires_in: 0 }, 'expires_in'],

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { pendingAuthentication, unverified } from '../../src/contract/authentication.js';
+import { toKeyView } from '../../src/contract/keys.js';
 import { foundCode, toAccountView, toInboxView, toSummary, type AccountRecord, type InboxRecord, type MessageRecord } from '../../src/contract/model.js';
 import { SHAPES, customDomainSchema, dnsRecordSchema, foundCodeSchema, inboxSchema, latestMessageSchema, messageSummarySchema } from '../../src/contract/shapes.js';
 import { TOOLS } from '../../src/front/mcp/tools/registry.js';
@@ -109,6 +110,15 @@ test('shapes - the DNS records of a custom domain are the dns-record shape, with
   assertShape(t, 'custom_domain', domain);
   for (const withTtl of [true, false]) for (const r of dnsRecords(domain, withTtl)) assertShape(t, 'dns_record', r);
   t.false(shapeValidator('dns_record')({ type: 'MX', hostname: '@', value: 'mx', priority: 10 }), 'priority is the string "10"');
+});
+
+test('shapes - a scoped key as /v1/keys shows it is the scoped-key shape, without its hash', (t) => {
+  const record = {
+    id: 'key_0123456789abcdef', hash: 'h', name: null, inboxes: ['a@mailcue.test'], created_inboxes: true, read_only: false,
+    expires_at: Date.parse('2026-12-01T00:00:00.000Z'), created_at: '2026-11-28T18:00:00.000Z', generation: 1,
+  };
+  assertShape(t, 'scoped_key', toKeyView(record));
+  assertShape(t, 'scoped_key', toKeyView({ ...record, inboxes: null, expires_at: null }), 'a key for every inbox, never expiring');
 });
 
 /** Where each tool's outputSchema must hold a shared shape, by identity (not a copy). */

@@ -3,6 +3,7 @@
 // once; in a pipe `create` and `rotate` print only the secret, so a script can keep it.
 import type { Command } from 'commander';
 import { context } from './context.js';
+import type { ScopedKey } from '../../contract/shapes.js';
 import { payload, segment, type Json } from './http.js';
 import { shortDate } from './output.js';
 
@@ -10,12 +11,12 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-function reach(k: Json): string {
-  const where = k.inboxes === null ? 'all inboxes' : [...(k.inboxes as string[]), ...(k.created_inboxes ? ['(inboxes it creates)'] : [])].join(', ') || 'no inbox';
+function reach(k: ScopedKey): string {
+  const where = k.inboxes === null ? 'all inboxes' : [...k.inboxes, ...(k.created_inboxes ? ['(inboxes it creates)'] : [])].join(', ') || 'no inbox';
   return `${where}${k.read_only ? ', read-only' : ''}`;
 }
 
-function shown(ctx: ReturnType<typeof context>, res: Json, what: string): void {
+function shown(ctx: ReturnType<typeof context>, res: ScopedKey, what: string): void {
   ctx.out.result(payload(res), () => {
     if (!ctx.out.tty) return ctx.out.line(String(res.key));
     ctx.out.done(`key ${ctx.out.paint('bold', String(res.id))} ${what}: ${reach(res)}`);
@@ -46,7 +47,7 @@ export function registerKeys(program: Command): void {
         ...(flags.expiresIn !== undefined ? { expires_in: Number(flags.expiresIn) } : {}),
         ...(flags.expiresAt !== undefined ? { expires_at: flags.expiresAt } : {}),
       };
-      shown(ctx, (await ctx.api.call('POST', '/v1/keys', { body })).data as Json, 'created');
+      shown(ctx, (await ctx.api.call('POST', '/v1/keys', { body })).data as ScopedKey, 'created');
     });
 
   keys
@@ -54,7 +55,7 @@ export function registerKeys(program: Command): void {
     .description('list the account\'s scoped keys (never their secrets)')
     .action(async (_flags: unknown, cmd: Command) => {
       const ctx = context(cmd);
-      const rows = (await ctx.api.call('GET', '/v1/keys')).data as Json[];
+      const rows = (await ctx.api.call('GET', '/v1/keys')).data as ScopedKey[];
       ctx.out.result(rows, () => ctx.out.table(rows, [
         { header: 'ID', value: (k) => k.id },
         { header: 'NAME', value: (k) => k.name, max: 30 },
@@ -70,7 +71,7 @@ export function registerKeys(program: Command): void {
     .argument('<id>', 'key id (key_…)')
     .action(async (id: string, _flags: unknown, cmd: Command) => {
       const ctx = context(cmd);
-      shown(ctx, (await ctx.api.call('POST', `/v1/keys/${segment(id)}/rotate`)).data as Json, 'rotated');
+      shown(ctx, (await ctx.api.call('POST', `/v1/keys/${segment(id)}/rotate`)).data as ScopedKey, 'rotated');
     });
 
   keys

@@ -3,8 +3,9 @@
 // account's own key manages keys: signed in with a scoped key, the panel says so.
 import { api, ApiError, enc, errorText } from './api.js';
 import { announce, confirmDialog, copyButton, formatDate, h, Latest } from './dom.js';
+import type { ScopedKey } from '../../../contract/shapes.js';
 
-interface Key { id: string; name: string | null; inboxes: string[] | null; created_inboxes: boolean; read_only: boolean; expires_at: string | null; created_at: string }
+type Key = Omit<ScopedKey, 'key'>;
 
 const EXPIRIES: [string, number | null][] = [['Never', null], ['1 hour', 3600], ['1 day', 86_400], ['30 days', 30 * 86_400]];
 
