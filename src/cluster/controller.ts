@@ -117,16 +117,51 @@ export class Controller implements MapWriter {
     campaign.on('elected', () => void this.lead(campaign));
     campaign.on('error', (err) => {
       // Lease lost or etcd gone: step down and stand again.
+      if (this.campaign !== campaign) return;
       this.log.warn({ err: String(err) }, 'controller campaign failed; standing again');
-      void this.stepDown().then(() => setTimeout(() => this.start(), RETRY_MS).unref());
+      this.standAgain(campaign);
     });
   }
 
+  /**
+   * Gives `campaign` up and stands again a second later. etcd3 goes on waiting for the campaign's
+   * predecessor after its lease is lost, and then announces 'elected' for a key that no longer
+   * exists: a second controller beside the real one, whose moves froze slots it could not switch.
+   * The abandoned campaign is resigned, and its announcements are ignored.
+   */
+  private standAgain(campaign: Campaign): void {
+    if (this.campaign !== campaign) return;
+    this.campaign = null;
+    void campaign.resign().catch(() => undefined);
+    void this.stepDown().then(() => setTimeout(() => this.start(), RETRY_MS).unref());
+  }
+
+  /** True while this controller's election key exists in etcd (what every map transaction compares). */
+  private async holdsKey(): Promise<boolean> {
+    if (this.electionKey === undefined) return false;
+    return (await this.ns.get(this.electionKey).string().catch(() => null)) !== null;
+  }
+
+  async stillLeads(): Promise<boolean> {
+    if (!this.leading) return false;
+    if (await this.holdsKey()) return true;
+    this.log.warn({ controller: this.id }, 'no longer holds the controller key; standing again');
+    if (this.campaign) this.standAgain(this.campaign);
+    else this.leading = false;
+    return false;
+  }
+
   private async lead(campaign: Campaign): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped || this.campaign !== campaign) return;
     const key = await campaign.getCampaignKey().catch(() => undefined);
     const prefix = (this.ns as unknown as { prefix: Buffer }).prefix.toString();
     this.electionKey = key?.startsWith(prefix) ? key.slice(prefix.length) : undefined;
+    if (!(await this.holdsKey())) {
+      this.log.warn({ controller: this.id }, 'elected on a campaign key that is gone; standing again');
+      this.standAgain(campaign);
+      return;
+    }
+    if (this.stopped || this.campaign !== campaign) return;
     this.leading = true;
     this.log.info({ controller: this.id }, 'elected controller');
     const kick = () => {
@@ -155,6 +190,7 @@ export class Controller implements MapWriter {
   private nap(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
+      timer.unref();
       const self = this;
       function done(): void {
         clearTimeout(timer);
@@ -337,7 +373,8 @@ export class Controller implements MapWriter {
   private async write(next: SlotMap, what: object, msg: string, also: Record<string, string> = {}): Promise<boolean> {
     const res = await this.store.swap(next, this.known!.revision, this.electionKey, also);
     if (!res.ok) {
-      this.dirty = true;
+      // Lost to another writer (another pass follows), or deposed: then nothing this one does can land.
+      if (await this.stillLeads()) this.dirty = true;
       return false;
     }
     this.known = { map: next, revision: res.revision };

@@ -15,6 +15,8 @@ export interface MapWriter {
   /** The controller's election key, relative to the prefix: no transaction lands once it is gone. */
   readonly electionKey: string | undefined;
   readonly isLeader: boolean;
+  /** After a lost transaction: false (and standing down) when the election key is gone, so the move stops at once. */
+  stillLeads(): Promise<boolean>;
 }
 
 /** One map change at the latest revision, retried while the map keeps changing under it; `change` null: nothing to do. */
@@ -37,6 +39,7 @@ async function step(w: MapWriter, slot: number, change: (map: SlotMap) => SlotMa
       w.known = { map: next, revision: res.revision };
       return;
     }
+    if (!(await w.stillLeads())) throw new Error('no longer the controller');
   }
   throw new Error(`slot ${slot}: the map kept changing`);
 }

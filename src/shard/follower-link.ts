@@ -128,6 +128,11 @@ export class FollowerLink implements CopyOwner {
   close(): void {
     this.closed = true;
     this.down = true;
+    // Nothing of a closed link may change the in-sync set later: a join retried from here once the
+    // member was back (as a follower, copied afresh by a new link) put a stale copy in the set.
+    this.copies.clear();
+    this.behind.clear();
+    this.blocking.clear();
     const err = new MailcueError('unavailable', `The link to follower ${this.id} closed before it acknowledged`, { retry_after_s: 1 });
     for (const w of this.waiters) w.reject(err);
     this.waiters.clear();
@@ -190,14 +195,14 @@ export class FollowerLink implements CopyOwner {
         // Not out yet: the writes that wait for it are not acknowledged; the set is changed again shortly.
         this.rejectSlot(slot, err);
         if (err.code === 'moved') return;
-        setTimeout(() => { if (this.copies.get(slot) === copy && copy.isr !== 'out' && copy.state !== 'streaming') this.leave(slot, copy); }, RETRY_MS).unref();
+        setTimeout(() => { if (!this.closed && this.copies.get(slot) === copy && copy.isr !== 'out' && copy.state !== 'streaming') this.leave(slot, copy); }, RETRY_MS).unref();
       },
     );
   }
 
   /** A streaming copy that holds the whole log joins: first writes wait for it, then the map says so. */
   private caughtUp(slot: number, copy: SlotCopy): void {
-    if (copy.state !== 'streaming' || copy.busy || copy.isr === 'in') return;
+    if (this.closed || this.copies.get(slot) !== copy || copy.state !== 'streaming' || copy.busy || copy.isr === 'in') return;
     const seq = this.ctx.store.oplog.seq(slot);
     if (copy.isr === 'out') {
       if (copy.acked < seq) return;
@@ -215,7 +220,7 @@ export class FollowerLink implements CopyOwner {
         copy.busy = false;
         this.ctx.log.warn({ slot, follower: this.id, err: String(err) }, 'joining the in-sync set failed; asking again');
         // It stays joining (writes keep waiting for it, as the map may hold it already); asked again shortly.
-        setTimeout(() => { if (this.copies.get(slot) === copy) this.caughtUp(slot, copy); }, RETRY_MS).unref();
+        setTimeout(() => this.caughtUp(slot, copy), RETRY_MS).unref();
       },
     );
   }

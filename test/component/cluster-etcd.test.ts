@@ -273,6 +273,36 @@ test('controller - a move keeps the old primary as a follower only until it is o
   }
 });
 
+test('controller - a candidate whose campaign key is gone does not lead when its predecessor steps down (one controller, not two)', async (t) => {
+  const prefix = newPrefix();
+  const said: string[] = [];
+  const logOf = (id: string) => ({ info() {}, warn(_o: object, msg: string) { said.push(`${id}: ${msg}`); } });
+  const make = (id: string) => new Controller(client(prefix).ns, id, TTL_S, new RecordingRunner(new SlotMapStore(client(prefix).ns)), logOf(id));
+  const { ns } = client(prefix);
+  const keys = async () => {
+    const res = await ns.getAll().prefix('election/controller/').exec();
+    return res.kvs.sort((x, y) => Number(BigInt(x.create_revision) - BigInt(y.create_revision))).map((kv) => kv.key.toString());
+  };
+  const [a, b, c] = [make('a'), make('b'), make('c')];
+  try {
+    a.start();
+    await until(() => a.isLeader, 'a elected', 60_000);
+    b.start();
+    await until(async () => (await keys()).length === 2, "b's campaign key", 60_000);
+    c.start();
+    await until(async () => (await keys()).length === 3, "c's campaign key", 60_000);
+    // b's key goes (as when its lease expires while its process is paused); its campaign still waits for a.
+    await ns.delete().key((await keys())[1]!);
+    await a.stop();
+    await until(() => c.isLeader, 'c elected', 60_000);
+    await until(() => b.isLeader || said.some((m) => m.startsWith('b: ')), 'b to notice its key is gone, or to lead', 60_000);
+    t.false(b.isLeader, `two controllers; b said: ${said.join(' | ')}`);
+    t.true(c.isLeader);
+  } finally {
+    for (const x of [a, b, c]) await x.stop();
+  }
+});
+
 test('controller - when the controller dies, another member takes over and keeps going', async (t) => {
   const prefix = newPrefix();
   const dying = await memberProcess(prefix, 'a');

@@ -60,3 +60,39 @@ test('follower link - copies whose first call failed are made again, and join th
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('follower link - a closed link asks nothing more of the in-sync set (a join it retried once put a stale copy back in the set)', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mailcue-link-'));
+  const store = openShardStore(dir);
+  try {
+    const client = {
+      async call(cmd: { type: string }) {
+        if (cmd.type === 'slot.resync_empty' || cmd.type === 'slot.replicate') return { refused: [] };
+        return null;
+      },
+    } as unknown as ShardClient;
+    // The join fails (etcd slow, or the member not a follower in the map at the moment): it is asked again later.
+    const asked: number[] = [];
+    let failing = true;
+    const isr = {
+      expand: async (slot: number) => {
+        asked.push(slot);
+        if (failing) throw new MailcueError('moved', `Slot ${slot} is no longer this shard's at epoch 1`, { slot, retry_after_s: 1 });
+      },
+      shrink: async () => undefined,
+    } as unknown as IsrWriter;
+    const link = new FollowerLink('f', { store, log: quiet, isr, epochs: new LeaderEpochs(store), clientFor: () => client });
+    link.follow(6, 1, false);
+    await until(() => asked.length >= 1, 'a first request to join', 10_000);
+    // The member leaves the cluster: its link closes. Later the map names it a follower again (a new link copies it afresh).
+    link.close();
+    failing = false;
+    const before = asked.length;
+    // Three times the link's retry interval: a retry of the closed link's join would have been asked by then.
+    await new Promise((r) => setTimeout(r, 1500));
+    t.is(asked.length, before, 'the closed link asked to join again');
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
