@@ -2,7 +2,7 @@
 // leads it watches members and drain marks and, each pass: fails over slots by Kafka's rules
 // (failover.ts: only in-sync members are promoted, restarted or replaced members leave the in-sync
 // sets first), hands never-owned slots out, places follower copies add-before-remove, and runs
-// data moves one slot at a time through the MoveRunner. Every map change compares the map's
+// data moves, a few slots at a time, through the MoveRunner. Every map change compares the map's
 // revision and the controller's election key, so a deposed controller changes nothing.
 import type { Campaign } from 'etcd3';
 import { assignFollowers, assignPrimaries, planMoves, type Move } from './assignment.js';
@@ -28,6 +28,8 @@ const FAILOVER_ATTEMPTS = 10;
  * first assignment, so shards started together each get their share without a single move.
  */
 const FRESH_SETTLE_MS = 2000;
+/** Slot moves run at once (each in its own map transactions, compared by revision). */
+const MOVE_CONCURRENCY = 4;
 /** Move progress goes to etcd at most this often (status readers poll it). */
 const PUBLISH_INTERVAL_MS = 250;
 
@@ -272,11 +274,17 @@ export class Controller implements MapWriter {
     const data = moves.filter((m) => m.from !== null && liveSet.has(m.from) && map[m.slot]!.primary === m.from);
     this.moves = data.map((m) => ({ ...m, state: 'pending', progress: 0 }));
     await this.publishMoves(true);
-    for (const status of this.moves) {
-      // A membership or drain change (a failover may wait) comes first; a lost race with a shard's in-sync change does not.
-      if (!this.leading || this.stopped || this.urgent) break;
-      await this.runMove(status);
-    }
+    // A few moves at once: each waits mostly on etcd and on its slot's shards, so a rejoin or a drain
+    // (hundreds of slots) takes a fraction of the time; each still pauses only its own slot.
+    let next = 0;
+    const mover = async () => {
+      while (next < this.moves.length) {
+        // A membership or drain change (a failover may wait) comes first; a lost race with a shard's in-sync change does not.
+        if (!this.leading || this.stopped || this.urgent) return;
+        await this.runMove(this.moves[next++]!);
+      }
+    };
+    await Promise.all(Array.from({ length: MOVE_CONCURRENCY }, mover));
     this.moves = this.moves.filter((m) => m.state !== 'done' && m.state !== 'pending');
     await this.publishMoves(true);
     // A failed move, a copy still joining its in-sync set, a slot waiting for an in-sync member, an

@@ -31,24 +31,23 @@ async function run(t: ExecutionContext, name: string): Promise<void> {
   t.deepEqual(result.violations, [], `${name}: the checker's findings`);
 }
 
-// Missing rules (DESIGN §8, cluster-core): the in-sync set kept in etcd (a paused follower is
-// removed from the ISR by an etcd transaction before a write is acknowledged without it), no
-// promotion outside the ISR, webhook signing keys replicated with the slot, parked long-polls
-// re-parked on the new primary rather than answered 503.
-test.serial.failing('faults - a follower paused 5 s, then its primary killed: nothing acknowledged is lost', async (t) => {
+// DESIGN §8: the in-sync set kept in etcd (a paused follower is removed from the ISR by an etcd
+// transaction before a write is acknowledged without it), no promotion outside the ISR, one
+// controller at a time, webhook signing keys replicated with the slot, long-polls re-parked (and
+// admitted again) across the failover rather than answered 503.
+test.serial('faults - a follower paused 5 s, then its primary killed: nothing acknowledged is lost', async (t) => {
   await run(t, 'pause-follower-kill-primary');
 });
 
-// Missing rules (DESIGN §8 "Identity", cluster-core): a data-directory incarnation registered in
-// etcd, so a shard back on an empty directory is a new member that never serves or is a snapshot
-// source before it has copied; parked long-polls re-parked across the failover.
-test.serial.failing('faults - a primary restarted inside its lease on an empty data directory: nothing acknowledged is lost', async (t) => {
+// DESIGN §8 "Identity": a data-directory incarnation registered in etcd, so a shard back on an
+// empty directory is a new member that never serves or is a snapshot source before it has copied.
+test.serial('faults - a primary restarted inside its lease on an empty data directory: nothing acknowledged is lost', async (t) => {
   await run(t, 'restart-empty-inside-lease');
 });
 
-// Missing rules (DESIGN §8 "Leases fence primaries", cluster-core): a shard stops acknowledging
-// once its last keep-alive is older than the TTL minus a margin; a front whose map view has not
-// heard from etcd for a TTL treats it as stale; every envelope carries the slot's epoch.
-test.serial.failing('faults - a primary and a front cut off from etcd: nothing acknowledged is lost', async (t) => {
+// DESIGN §8 "Leases fence primaries": a shard stops acknowledging once its last keep-alive is
+// older than the TTL minus a margin; a front whose map view has not heard from etcd for a TTL
+// treats it as stale; every envelope carries the slot's epoch.
+test.serial('faults - a primary and a front cut off from etcd: nothing acknowledged is lost', async (t) => {
   await run(t, 'cut-primary');
 });
