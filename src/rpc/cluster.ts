@@ -7,7 +7,7 @@ import type { ShardAddress } from '../config/config.js';
 import { MailcueError } from '../errors/registry.js';
 import { StaticPlacement, type Placement } from './placement.js';
 import type { CancelSignal } from '../util/cancel.js';
-import { messageIdCursor } from '../util/ids.js';
+import { positionAt } from '../util/ids.js';
 import { promised, type Sink } from '../util/sink.js';
 import type { CallOptions, LatencyObserver, ShardClient } from './shard-client.js';
 import type { TlsMaterial } from './tls.js';
@@ -201,7 +201,7 @@ class RoutedCall implements Sink {
    * mail that arrived meanwhile: a new primary's "now" would be after it (issue 34).
    */
   private since(): string {
-    return (this.command as Extract<Command, { type: 'message.wait' }>).since ?? messageIdCursor(this.started);
+    return (this.command as Extract<Command, { type: 'message.wait' }>).since ?? positionAt(this.started);
   }
 
   /** A long-poll sent again waits only for the time it has left, from where it first waited. */

@@ -6,7 +6,7 @@ import type { Command } from '../contract/commands.js';
 import { PARKING, RESENDABLE, type CommandOf, type CommandType, type ResultOf } from '../contract/command-table.js';
 import { MailcueError, isErrorCode, type ErrorDetails } from '../errors/registry.js';
 import type { CancelSignal } from '../util/cancel.js';
-import { messageIdCursor } from '../util/ids.js';
+import { positionAt } from '../util/ids.js';
 import { promised, type Sink } from '../util/sink.js';
 import { channelCredentials, channelOptions, type TlsMaterial } from './tls.js';
 import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
@@ -260,5 +260,5 @@ export class ShardClient {
  */
 function againAs(command: Command): Command {
   if (command.type !== 'message.wait' || command.since != null) return command;
-  return { ...command, since: messageIdCursor(Date.now()) };
+  return { ...command, since: positionAt(Date.now()) };
 }

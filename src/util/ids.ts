@@ -62,6 +62,15 @@ export function positionNow(now = Date.now()): string {
   return `msg_${lastMs.toString(36).padStart(BASE36_TIME_WIDTH, '0')}${seq.toString(36).padStart(4, '0')}ffffff`;
 }
 
+/**
+ * A wait position at `now`: a valid message id (a cursor an answer may hand back to the caller)
+ * that sorts after every id made before `now` and before every id made at or after it. Its time is
+ * the millisecond before `now` with the highest counter, which no id ever reaches.
+ */
+export function positionAt(now: number): string {
+  return `msg_${(now - 1).toString(36).padStart(BASE36_TIME_WIDTH, '0')}zzzzffffff`;
+}
+
 /** A cursor below every message id made at or after `now` (and above those made before it). */
 export function messageIdCursor(now: number): string {
   return `msg_${now.toString(36).padStart(BASE36_TIME_WIDTH, '0')}`;
