@@ -10,6 +10,7 @@ import { startEtcd, type EtcdServer } from '../helpers/etcd.js';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.js';
 import { freePort, kill, launch, startService, type Service } from '../helpers/service.js';
 import { balanced as balancedOver } from '../helpers/cluster.js';
+import { parked } from '../helpers/wait.js';
 
 const balanced = (ids: string[]) => balancedOver(svc, ids);
 
@@ -125,7 +126,7 @@ test.serial('reshard - a 4th shard joins under load and a drained shard stops; n
   const polls = Array.from({ length: 200 }, (_, i) =>
     fetch(`${svc.frontUrls[i % 2]}/v1/inboxes/${pollInboxes[i % 20]}/messages/wait?timeout=60`, { headers: auth }).then(async (res) => ({ status: res.status, body: (await res.json()) as Json })),
   );
-  await waitForParked(200);
+  await parked(svc, 200);
 
   // A 4th shard joins while mail and reads go on.
   const during = startLoad(key, inboxes, 'join', before.acked);
@@ -167,14 +168,3 @@ test.serial('reshard - a 4th shard joins under load and a drained shard stops; n
   const domains = (await (await fetch(`${svc.frontUrls[1]}/v1/custom-domains`, { headers: auth })).json()) as Json;
   t.is(domains.data.length, 1);
 });
-
-/** Waits until the shards report `n` parked waiters (the ops gauge, summed over shards). */
-async function waitForParked(n: number, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const parked = await svc.parkedWaiters().catch(() => 0);
-    if (parked >= n) return;
-    if (Date.now() > end) throw new Error(`only ${parked} parked waiters`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
