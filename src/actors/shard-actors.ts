@@ -87,6 +87,7 @@ export class ShardActors {
       'slot.freeze': this.slot('slot.freeze'),
       'slot.release': this.slot('slot.release'),
       'slot.position': this.slot('slot.position'),
+      'slot.positions': this.slot('slot.positions'),
       'slot.adopt': this.slot('slot.adopt'),
       'slot.resync': this.slot('slot.resync'),
       'slot.resync_empty': this.slot('slot.resync_empty'),

@@ -252,7 +252,28 @@ export class WebhookActor {
     for (const { sending } of batch) this.sending.set(sending.entry.event_id, sending);
     // Notify only of acknowledged mail: with followers, once they hold the entries too (a primary
     // that died before that would have announced a message its successor never had).
-    this.afterReplicated(() => this.send(batch, now));
+    this.afterReplicated(() => this.send(this.stillSent(batch), now));
+  }
+
+  /**
+   * What of a batch this shard still sends once its followers were waited for: the slot may have
+   * gone meanwhile (a failover, a move's switch), and a barrier that failed is waited for again
+   * without another look. An entry it no longer sends leaves flight here; the slot's primary sends it.
+   */
+  private stillSent(batch: { sending: Sending; sends: Send[] }[]): { sending: Sending; sends: Send[] }[] {
+    const sendsFor = this.sendsFor;
+    if (!sendsFor) return batch;
+    return batch.filter(({ sending, sends }) => {
+      const ours = sends.every((s) => {
+        const webhook = this.webhooks.get(s.target.webhook_id, sending.at.slot);
+        return webhook !== undefined && sendsFor(webhook.inbox);
+      });
+      if (!ours) {
+        this.sending.delete(sending.entry.event_id);
+        this.shares.finished(sending.accountId, sends.length);
+      }
+      return ours;
+    });
   }
 
   /** Runs `go` once the followers in sync hold what is logged now; a barrier that failed is tried again. */

@@ -36,6 +36,11 @@ function weights(member: string): Uint32Array {
   return w;
 }
 
+/** The rendezvous weight of `slot` for `member` (higher wins): what assignment ranks members by. */
+export function rendezvousWeight(member: string, slot: number): number {
+  return weights(member)[slot]!;
+}
+
 /**
  * The followers each slot should have (DESIGN.md §8 "Replication"): the `replicas - 1` eligible
  * members other than the primary that rendezvous hashing ranks highest for the slot. Balanced

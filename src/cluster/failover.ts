@@ -6,6 +6,7 @@
 // for it, and when it comes back on the same data directory it serves again. A member whose data
 // directory changed (its incarnation) holds nothing: it leaves every set, last or not. A copy
 // outside the set is never promoted, so a slot with no live in-sync member stays unavailable.
+import { rendezvousWeight } from './assignment.js';
 import { sortIsr, type SlotEntry, type SlotMap } from './slot-map.js';
 
 export interface Membership {
@@ -58,7 +59,7 @@ export function failOver(e: SlotEntry, m: Membership, position: (member: string)
   if (primaryStays) {
     return sameList(sortIsr(e.primary, next), e.isr) ? e : { ...e, isr: sortIsr(e.primary, next) };
   }
-  const best = rank(next, position)[0]!;
+  const best = rank(e.slot, next, position)[0]!;
   return {
     slot: e.slot,
     primary: best,
@@ -68,13 +69,17 @@ export function failOver(e: SlotEntry, m: Membership, position: (member: string)
   };
 }
 
-/** Highest (epoch, seq) first; unknown positions last; ties by id, so every controller picks the same. */
-function rank(members: string[], position: (member: string) => CopyPosition | undefined): string[] {
+/**
+ * Highest (epoch, seq) first; unknown positions last; ties by the slot's rendezvous weight (then
+ * id), so every controller picks the same and a dead member's slots spread over the survivors as
+ * assignment would place them (by id, all went to one member, and hundreds of moves followed).
+ */
+function rank(slot: number, members: string[], position: (member: string) => CopyPosition | undefined): string[] {
   const key = (id: string) => position(id) ?? { epoch: -1, seq: -1 };
   return [...members].sort((a, b) => {
     const pa = key(a);
     const pb = key(b);
-    return pb.epoch - pa.epoch || pb.seq - pa.seq || a.localeCompare(b);
+    return pb.epoch - pa.epoch || pb.seq - pa.seq || rendezvousWeight(b, slot) - rendezvousWeight(a, slot) || a.localeCompare(b);
   });
 }
 

@@ -143,6 +143,7 @@ export const COMMAND_TABLE = {
   'slot.freeze': { returns: returns<{ seq: number; epoch: number }>(), route: 'named', resend: false, parks: false, feed: null, caller: 'shard' },
   'slot.release': { returns: returns<null>(), route: 'named', resend: false, parks: false, feed: null, caller: 'shard' },
   'slot.position': { returns: returns<SlotPosition | null>(), route: 'named', resend: false, parks: false, feed: null, caller: 'shard' },
+  'slot.positions': { returns: returns<({ epoch: number; seq: number } | null)[]>(), route: 'named', resend: false, parks: false, feed: null, caller: 'shard' },
   'slot.adopt': { returns: returns<boolean>(), route: 'named', resend: false, parks: false, feed: null, caller: 'shard' },
   'slot.resync': { returns: returns<null>(), route: 'named', resend: false, parks: false, feed: null, caller: 'shard' },
   'slot.resync_empty': { returns: returns<{ refused: number[] }>(), route: 'named', resend: false, parks: false, feed: null, caller: 'shard' },

@@ -242,6 +242,8 @@ export type SlotCommand =
     }
   /** Replication, follower side: where this shard's copy of the slot stands (null: it holds none). */
   | { type: 'slot.position'; slot: number }
+  /** The same for many slots in one call (a failover ranks the in-sync copies of hundreds of slots): answers in the order asked. */
+  | { type: 'slot.positions'; slots: number[] }
   /**
    * Truncation by leader epoch (KIP-101): the copy made at `from.epoch` that ends at `from.seq`
    * holds nothing the primary at `epoch` lacks; it adopts `epoch` (answers false if it moved on).

@@ -77,7 +77,21 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
       o.log.info({ slots: slots.length }, 'serving slots this shard held copies of');
     },
   });
-  actors.webhooks.sendsFor = (inbox) => guard.owns(slotOf(inbox));
+  // Only the slot's primary notifies, and only while the slot has its minimum in-sync copies: a mail
+  // stored while it had fewer was not acknowledged (451), and its notification waits until the copies
+  // that hold it are enough to outlive this shard.
+  actors.webhooks.sendsFor = (inbox) => {
+    const slot = slotOf(inbox);
+    return guard.owns(slot) && guard.writable(slot) === null;
+  };
+  // A notification held back that way goes once the map shows the copies again (at most a second later).
+  let repump: NodeJS.Timeout | null = null;
+  view.listeners.push(() => {
+    repump ??= setTimeout(() => {
+      repump = null;
+      actors.webhooks.schedule(0);
+    }, 1000).unref();
+  });
   actors.retention.owns = (slot) => guard.owns(slot);
   actors.replicationLag = () => replicator.lagBySlot();
   const lagReport = new LagReport(ns, o.id, () => replicator.lagByFollower());

@@ -52,6 +52,10 @@ export function slotEndpoint(actors: ShardActors, guard: SlotGuard, view: SlotVi
       const position = store.oplog.position(cmd.slot);
       return position ? { ...position, copied_bytes: copiedBytes.get(cmd.slot) ?? 0 } : null;
     },
+    'slot.positions': (cmd) => cmd.slots.map((slot) => {
+      const position = store.oplog.position(slot);
+      return position ? { epoch: position.epoch, seq: position.seq } : null;
+    }),
     'slot.adopt': (cmd) => locks.run(cmd.slot, async () => {
       // Truncation by leader epoch (KIP-101): a copy from the epoch the primary took over from, ending
       // where the primary's log still matches it, continues at the new epoch from its own position.

@@ -75,3 +75,18 @@ test('followers - a pass is needed again until the extra copy a move kept is dro
   const copying = trimmed.map((e) => (e.slot === 0 ? { ...e, isr: ['b'] } : e));
   t.true(copiesUnsettled(copying, want, target, live));
 });
+
+test('failover - in-sync copies at the same position: a dead primary\'s slots spread over them as rendezvous hashing places them', (t) => {
+  const live = members(['b', 'c']);
+  const promoted = new Map<string, number>();
+  for (let slot = 0; slot < 1024; slot++) {
+    const next = failOver({ slot, primary: 'a', followers: ['b', 'c'], epoch: 3, isr: ['a', 'b', 'c'] }, live, at({ b: [3, 10], c: [3, 10] }));
+    promoted.set(next.primary!, (promoted.get(next.primary!) ?? 0) + 1);
+    // The same answer every time (every controller picks the same).
+    t.is(failOver({ slot, primary: 'a', followers: ['c', 'b'], epoch: 3, isr: ['a', 'c', 'b'] }, live, at({ b: [3, 10], c: [3, 10] })).primary, next.primary);
+  }
+  // By id alone, all 1,024 went to b, and balancing then moved half of them.
+  t.true((promoted.get('b') ?? 0) > 400 && (promoted.get('c') ?? 0) > 400, JSON.stringify([...promoted]));
+  // A copy further ahead still wins.
+  t.is(failOver(entry('a', ['b', 'c'], ['a', 'b', 'c']), live, at({ b: [4, 9], c: [4, 10] })).primary, 'c');
+});

@@ -19,7 +19,7 @@ test('roles - over TLS a peer without a role has a front\'s rights; without TLS 
 });
 
 test('roles - slot moves and replication come from shards only; everything else from either', (t) => {
-  for (const type of ['slot.head', 'slot.freeze', 'slot.release', 'slot.position', 'slot.resync', 'slot.resync_empty', 'slot.replicate'] as const) {
+  for (const type of ['slot.head', 'slot.freeze', 'slot.release', 'slot.position', 'slot.positions', 'slot.resync', 'slot.resync_empty', 'slot.replicate'] as const) {
     t.is(callerOf(type), 'shard', type);
     t.false(mayCall('front', type), type);
     t.true(mayCall('shard', type), type);
