@@ -17,7 +17,7 @@ import { SlotPlacement } from '../../src/rpc/placement.js';
 import { SlotView } from '../../src/cluster/slot-view.js';
 import { connectEtcd } from '../../src/cluster/etcd.js';
 import { readClusterStatus } from '../../src/cluster/status.js';
-import { readMoves } from '../../src/cluster/controller.js';
+import { readMoves } from '../../src/cluster/moves.js';
 import { slotOf } from '../../src/cluster/slots.js';
 import { parseMail } from '../../src/mail/parse-mail.js';
 import { startEtcd } from '../lib/etcd.js';

@@ -2,20 +2,19 @@
 // same transaction as the message, so a restart resumes every pending notification; this actor
 // then sends them, retries on the configured schedule, and disables a webhook after 10
 // consecutive failed notifications (DESIGN §5).
-import { fail } from '../errors/registry.js';
 import type { DueKey, OutboxEntry, OutboxTarget } from '../storage/outbox-store.js';
 import { slotOf } from '../cluster/slots.js';
 import { randomHex } from '../util/ids.js';
 import { HttpsSender, type AttemptResult } from '../webhooks/https-sender.js';
 import { newMessageBody, serviceSignature, signedHeaders } from '../webhooks/payload.js';
-import type { CommandOf, FamilyOf, Handlers } from '../contract/command-table.js';
+import type { FamilyOf, Handlers } from '../contract/command-table.js';
 import type { ActorContext } from './context.js';
 import { SenderShares } from './sender-shares.js';
 import { OpenedKeys } from './opened-keys.js';
-import type { DeliveryLog, MessageRecord, WebhookRecord } from '../contract/model.js';
+import { DELIVERY_LOG_SIZE, deliveryLog, dropInboxWebhooks, listWebhooks, registerWebhook, rekeyWebhooks, removeWebhook } from './webhook-registry.js';
+import type { DeliveryLog, MessageRecord } from '../contract/model.js';
 
 export const MAX_CONSECUTIVE_FAILURES = 10;
-const DELIVERY_LOG_SIZE = 100;
 const JITTER = 0.2;
 
 /** One target of an outbox entry on its way, with where it goes and the key that signs it. */
@@ -71,87 +70,19 @@ export class WebhookActor {
 
   /** The webhook actor's part of the dispatch table (src/contract/command-table.ts). */
   readonly handlers: Handlers<FamilyOf<'webhook'>> = {
-    'webhook.register': (cmd) => this.register(cmd),
-    'webhook.list': (cmd) => this.list(cmd.accountId, cmd.all),
-    'webhook.delete': (cmd) => this.remove(cmd.accountId, cmd.id),
-    'webhook.deliveries': (cmd) => this.deliveries(cmd.accountId, cmd.id),
-    'webhook.rekey': (cmd) => this.rekey(cmd.accountId, cmd.key),
+    'webhook.register': (cmd) => registerWebhook(this.ctx, cmd, this.inboxOwner, () => this.watchedInboxes()),
+    'webhook.list': (cmd) => listWebhooks(this.ctx, cmd.accountId, cmd.all),
+    'webhook.delete': (cmd) => removeWebhook(this.ctx, cmd.accountId, cmd.id),
+    'webhook.deliveries': (cmd) => deliveryLog(this.ctx, cmd.accountId, cmd.id),
+    'webhook.rekey': (cmd) => rekeyWebhooks(this.ctx, cmd.accountId, cmd.key),
   };
-
-  private register(cmd: CommandOf<'webhook.register'>): Promise<{ created: boolean; webhook: WebhookRecord }> {
-    return this.ctx.store.transaction(() => {
-      if (this.inboxOwner(cmd.inbox) !== cmd.accountId) fail('inbox_not_owned', `The inbox ${cmd.inbox} is not a registered inbox of your account`);
-      // Sealed by the account's shard under the same master key: opened here once to be sure it signs.
-      try {
-        this.ctx.sealer.open(cmd.keySealed);
-      } catch {
-        fail('internal', 'The signing key cannot be opened: every shard needs the same MAILCUE_MASTER_KEY');
-      }
-      void this.webhooks.putSealedKey(cmd.accountId, Buffer.from(cmd.keySealed));
-      for (const id of this.webhooks.idsForInbox(cmd.inbox)) {
-        const existing = this.webhooks.get(id);
-        if (existing && existing.url === cmd.url && existing.account_id === cmd.accountId) {
-          // Registering again re-activates a disabled webhook with a clean slate.
-          const next = { ...existing, disabled: false, failure_count: 0 };
-          this.webhooks.update(next);
-          return { created: false, webhook: next };
-        }
-      }
-      if (cmd.max !== undefined && this.webhooks.idsForInbox(cmd.inbox).length >= cmd.max) {
-        fail('limit_reached', `An inbox can have at most ${cmd.max} webhooks on your plan; delete one first`);
-      }
-      const webhook: WebhookRecord = {
-        id: `wh_${randomHex(12)}`, account_id: cmd.accountId, inbox: cmd.inbox, url: cmd.url,
-        created_at: new Date(this.ctx.now()).toISOString(), failure_count: 0, disabled: false,
-      };
-      this.webhooks.create(webhook);
-      this.watchedInboxes().add(cmd.inbox);
-      return { created: true, webhook };
-    });
-  }
-
-  private list(accountId: string, all: boolean): WebhookRecord[] {
-    const out: WebhookRecord[] = [];
-    for (const id of this.webhooks.idsForAccount(accountId)) {
-      const w = this.webhooks.get(id);
-      if (w && (all || !w.disabled)) out.push(w);
-    }
-    return out;
-  }
-
-  private owned(accountId: string, id: string): WebhookRecord | undefined {
-    const w = this.webhooks.get(id);
-    return w && w.account_id === accountId ? w : undefined;
-  }
-
-  private async remove(accountId: string, id: string): Promise<boolean> {
-    return this.ctx.store.transaction(() => {
-      const w = this.owned(accountId, id);
-      if (!w) return false;
-      this.webhooks.remove(w);
-      return true;
-    });
-  }
 
   /**
    * Inside a transaction: the inbox is gone, and so are its webhooks. Pending outbox entries of a
    * removed webhook are dropped when reached.
    */
   dropInbox(address: string): void {
-    for (const id of this.webhooks.idsForInbox(address)) {
-      const w = this.webhooks.get(id);
-      if (w) this.webhooks.remove(w);
-    }
-  }
-
-  private deliveries(accountId: string, id: string): DeliveryLog[] | null {
-    if (!this.owned(accountId, id)) return null;
-    return this.webhooks.deliveries(id, DELIVERY_LOG_SIZE);
-  }
-
-  private async rekey(accountId: string, key: string): Promise<null> {
-    if (this.webhooks.sealedKey(accountId)) await this.webhooks.putSealedKey(accountId, this.ctx.sealer.seal(key));
-    return null;
+    dropInboxWebhooks(this.ctx, address);
   }
 
   private watchedInboxes(): Set<string> {

@@ -11,13 +11,13 @@ import type { Namespace } from './etcd.js';
 import { copiesUnsettled, failOver, followersAddFirst, needsFailover, type CopyPosition, type Membership } from './failover.js';
 import { MEMBERS_PREFIX, readMembers, type MemberInfo } from './members.js';
 import { addFollower, switchOwner, type MapWriter } from './move-steps.js';
+import { MOVES_KEY, type MoveRunner, type MoveStatus, type MoveSteps } from './moves.js';
 import { withFollowers, withPrimary, type SlotMap } from './slot-map.js';
 import { SlotMapStore, type VersionedMap } from './slot-map-store.js';
 import { REPLICATION_KEY, type ReplicationSettings } from './slot-view.js';
 import { watchPrefix } from './watch-prefix.js';
 
 export const ELECTION_NAME = 'controller';
-export const MOVES_KEY = 'moves';
 /** `sessions/<id>`: the member's session and data-directory incarnation the controller last acted on. */
 export const SESSIONS_PREFIX = 'sessions/';
 const RETRY_MS = 1000;
@@ -32,30 +32,6 @@ const FRESH_SETTLE_MS = 2000;
 const MOVE_CONCURRENCY = 4;
 /** Move progress goes to etcd at most this often (status readers poll it). */
 const PUBLISH_INTERVAL_MS = 250;
-
-export type MoveState = 'pending' | 'copying' | 'switching' | 'done' | 'failed';
-
-export interface MoveStatus extends Move {
-  state: MoveState;
-  /** 0..1: share of the slot's snapshot and tail copied so far. */
-  progress: number;
-}
-
-/** The map steps of one move, for the MoveRunner. */
-export interface MoveSteps {
-  /** Adds the new owner as a follower of the slot (map transaction, no epoch change). */
-  addFollower(): Promise<void>;
-  /** The epoch switch (the new owner must be in the in-sync set); `keepOld`: the old primary stays a follower. */
-  switchOwner(keepOld?: boolean): Promise<void>;
-  /** True when the controller has more urgent work (a failover): a move still copying gives up, to be retried. */
-  abandoned?(): boolean;
-}
-
-export interface MoveRunner {
-  run(move: Move, steps: MoveSteps, progress: (fraction: number) => void): Promise<void>;
-  /** Where each member's copy of the slots stands (a promotion picks the highest (epoch, seq)). */
-  positions?(member: string, slots: number[]): Promise<Map<number, CopyPosition>>;
-}
 
 export interface ControllerLog {
   info(obj: object, msg: string): void;
@@ -417,9 +393,4 @@ export class Controller implements MapWriter {
 
 export async function readController(ns: Namespace): Promise<string | null> {
   return (await ns.election(ELECTION_NAME).leader()) ?? null;
-}
-
-export async function readMoves(ns: Namespace): Promise<MoveStatus[]> {
-  const raw = await ns.get(MOVES_KEY).string();
-  return raw ? (JSON.parse(raw) as MoveStatus[]) : [];
 }

@@ -1,6 +1,7 @@
 // `mailcue admin cluster status`: one document read from etcd, in the shape DESIGN.md §8 gives,
 // with each map entry's in-sync set (`isr`) and the slots below their minimum in sync.
-import { readController, readMoves, type MoveStatus } from './controller.js';
+import { readController } from './controller.js';
+import { readMoves, type MoveStatus } from './moves.js';
 import { readDrains } from './drain.js';
 import type { Namespace } from './etcd.js';
 import { readLag } from './lag-report.js';

@@ -1,7 +1,8 @@
 // A shard in cluster mode (MAILCUE_ETCD_ENDPOINTS): serves its gRPC as usual, fences every routed
 // command by the slot map it watches, keeps `members/<id>` alive on a lease and stands for
 // controller. Stops in order: step down, leave (revoke the lease), then stop serving.
-import { Controller, SESSIONS_PREFIX, type MoveRunner } from '../cluster/controller.js';
+import { Controller, SESSIONS_PREFIX } from '../cluster/controller.js';
+import type { MoveRunner } from '../cluster/moves.js';
 import { clearDrain } from '../cluster/drain.js';
 import { connectEtcd } from '../cluster/etcd.js';
 import { MemberRegistration } from '../cluster/members.js';

@@ -4,7 +4,7 @@
 // entries, the map switches (epoch + 1) and the giver releases. Writes to the slot wait only
 // between freeze and release.
 import type { Move } from '../cluster/assignment.js';
-import type { MoveRunner, MoveSteps } from '../cluster/controller.js';
+import type { MoveRunner, MoveSteps } from '../cluster/moves.js';
 import type { SlotView } from '../cluster/slot-view.js';
 import { MemberClients } from '../rpc/member-clients.js';
 import type { ShardClient } from '../rpc/shard-client.js';

@@ -3,7 +3,8 @@
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { balanceBounds, type Move } from '../../src/cluster/assignment.js';
-import { Controller, type MoveRunner, type MoveSteps } from '../../src/cluster/controller.js';
+import { Controller } from '../../src/cluster/controller.js';
+import type { MoveRunner, MoveSteps } from '../../src/cluster/moves.js';
 import { requestDrain } from '../../src/cluster/drain.js';
 import { connectEtcd, type EtcdHandle } from '../../src/cluster/etcd.js';
 import { MemberRegistration, readMembers } from '../../src/cluster/members.js';

@@ -137,6 +137,7 @@ const ACTOR_STORES: Record<string, string[]> = {
   'inbox-reclaimer.ts': ['inboxes', 'messages'],
   'domain-actor.ts': ['domains'],
   'webhook-actor.ts': ['webhooks', 'outbox'],
+  'webhook-registry.ts': ['webhooks'],
   'shard-actors.ts': ['inboxes', 'messages'],
   // The inbox actor's storage figures and retention sweep; the account's inbox slots.
   'inbox-storage.ts': ['inboxes', 'messages'],
