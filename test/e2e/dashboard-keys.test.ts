@@ -4,6 +4,7 @@
 import test from 'ava';
 import type { Browser } from 'playwright-core';
 import { launchChromium, openPage, seriousViolations, signIn } from '../helpers/browser.js';
+import { sendMail } from '../helpers/mail.js';
 import { startService, type Service } from '../helpers/service.js';
 
 let svc: Service;
@@ -69,4 +70,23 @@ test('dashboard keys - create a read-only key for one inbox, see its secret once
   await signIn(second.page, svc.baseUrl, scoped, '/dashboard/account');
   await second.page.waitForSelector('#key-error:has-text("account\'s API key")');
   await second.close();
+});
+
+test('dashboard keys - a live refresh of the account page keeps what is being typed in the key form', async (t) => {
+  const account = await svc.createAccount('growth');
+  const inbox = 'dash-live-keys@mailcue.test';
+  t.is((await svc.api(account.api_key, 'POST', '/v1/inboxes', { address: inbox })).status, 201);
+  const { page, close } = await openPage(browser, svc.baseUrl);
+  await signIn(page, svc.baseUrl, account.api_key, '/dashboard/account');
+  await page.waitForSelector('#key-form');
+  await page.waitForSelector('#live.on');
+  await page.fill('#key-name', 'half typed');
+  await page.check('#key-read-only');
+  // Mail to one of the account's inboxes makes the page read the account again and render it.
+  const before = await page.textContent('#requests-minute');
+  await sendMail(svc.smtpPort, { to: inbox, subject: 'refresh', text: 'x' });
+  await page.waitForFunction((text) => document.getElementById('requests-minute')?.textContent !== text, before);
+  t.is(await page.inputValue('#key-name'), 'half typed');
+  t.true(await page.isChecked('#key-read-only'));
+  await close();
 });

@@ -21,7 +21,22 @@ export class KeysPanel {
   private readonly list = h('div', { id: 'key-list' });
   private readonly loads = new Latest();
 
+  /**
+   * Built once: the account page renders again on every live refresh, and a form rebuilt then would
+   * eat what the user is typing (the inbox form keeps itself the same way).
+   */
+  private readonly form = this.makeForm();
+
   async show(): Promise<void> {
+    if (!this.root.firstChild) {
+      this.root.replaceChildren(h('h2', { id: 'keys-title' }, 'Scoped keys'),
+        h('p', { class: 'muted' }, 'Give an agent or a CI job a key limited to some inboxes, to reading, or both. A key\'s id and secret also sign in a job by OAuth client credentials.'),
+        this.form, this.message, this.secret, this.list);
+    }
+    await this.load();
+  }
+
+  private makeForm(): HTMLFormElement {
     const expiry = h('select', { id: 'key-expiry' }, ...EXPIRIES.map(([label, s]) => h('option', { value: s === null ? '' : String(s) }, label)));
     const form = h('form', { id: 'key-form', class: 'stack' },
       h('div', { class: 'row' },
@@ -36,10 +51,7 @@ export class KeysPanel {
       e.preventDefault();
       void this.create(form);
     });
-    this.root.replaceChildren(h('h2', { id: 'keys-title' }, 'Scoped keys'),
-      h('p', { class: 'muted' }, 'Give an agent or a CI job a key limited to some inboxes, to reading, or both. A key\'s id and secret also sign in a job by OAuth client credentials.'),
-      form, this.message, this.secret, this.list);
-    await this.load();
+    return form;
   }
 
   private async load(): Promise<void> {
