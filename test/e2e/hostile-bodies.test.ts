@@ -78,10 +78,12 @@ function control(raw: Buffer): Buffer {
 }
 
 /**
- * Under 1 s, as the issue asks on a machine of its own; on a shared, loaded one the same bound is
- * taken relative to the control of the same size (quadratic work shows as many times the control).
+ * Under 1 s, as the issue asks on a machine of its own. On a shared, loaded one (the whole suite
+ * on 2 cores, a browser test beside it) a second's spike comes and goes between the control and
+ * the attack, so the bound is also taken relative to the control of the same size, with a second
+ * of slack: the quadratic shapes stalled other tenants for 20 s and more, far past it.
  */
-const within = (ms: number, controlMs: number) => ms < Math.max(1_000, 2 * controlMs + 500);
+const within = (ms: number, controlMs: number) => ms < Math.max(1_000, 3 * controlMs + 1_000);
 
 for (const shape of HOSTILE_SHAPES) {
   test.serial(`hostile bodies - ${shape.name}: another tenant's mail is parsed and visible, its REST stays fast`, async (t) => {
