@@ -40,7 +40,7 @@ export function refuseLoaded(targets: Target[], inputs: Map<string, string[]>, r
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /** Exact: a target is judged on it, and it is rounded only where it is shown. */
-function ratio(a: number | null, b: number | null): number | null {
+export function ratio(a: number | null, b: number | null): number | null {
   return a !== null && b !== null && b > 0 ? a / b : null;
 }
 

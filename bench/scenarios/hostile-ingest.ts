@@ -9,6 +9,7 @@ import { Mailcue } from '../lib/mailcue.js';
 import { otpFor, smallMail, type Mail } from '../lib/mails.js';
 import { jsonRequest } from '../lib/net-util.js';
 import { sleep } from '../lib/proc.js';
+import { ratio } from '../lib/report.js';
 import { cores, foreignCores, measure, type Scenario } from '../lib/scenario.js';
 import { SmtpConnection } from '../lib/smtp-client.js';
 import { percentiles, round, type Percentiles } from '../lib/stats.js';
@@ -66,8 +67,6 @@ async function normalPhase(mc: Mailcue, key: string, inbox: string, tag: string,
   }
   return { accepted: percentiles(accepted), visible: percentiles(visible), unparsed };
 }
-
-const ratio = (a: number | null, b: number | null) => (a !== null && b !== null && b > 0 ? round(a / b, 2) : null);
 
 export const hostileIngest: Scenario<Params> = {
   name: 'hostile-ingest',

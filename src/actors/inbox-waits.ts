@@ -55,7 +55,7 @@ export function waitForMail(ctx: ActorContext, cmd: CommandOf<'message.wait'>, s
   if (scope.deadline) until = Math.min(until, scope.deadline - WAIT_ANSWER_MARGIN_MS);
   // Its cursor is a position, so a message whose sender check settles later answers it exactly
   // when it is newer than the cursor: no separate "parked at" bound is needed.
-  const waiter = new PendingWait(ctx.waiters, cmd.address, cmd.match, since, until, requireAuth, undefined);
+  const waiter = new PendingWait(ctx.waiters, cmd.address, cmd.match, since, until, requireAuth);
   let answer: Promise<WaitResult> | typeof ANSWERED_LATER = ANSWERED_LATER;
   if (scope.reply) waiter.sink = scope.reply;
   else answer = promised<WaitResult>((sink) => (waiter.sink = sink));
@@ -77,7 +77,6 @@ class PendingWait implements Waiter {
     readonly since: string,
     readonly deadline: number,
     readonly requireAuth: boolean,
-    readonly parkedAt: string | undefined,
   ) {}
 
   /** The caller cancelled: the waiter leaves at once, answered as timed out. */

@@ -6,7 +6,7 @@
 import type { Config } from '../config/config.js';
 import type { InboxRecord, MessageRecord } from '../contract/model.js';
 import type { ShardStore } from '../storage/shard-store.js';
-import { messageIdCursor } from '../util/ids.js';
+import { positionAt } from '../util/ids.js';
 import { withoutMessages } from './inbox-storage.js';
 
 /** Messages deleted per transaction. */
@@ -59,7 +59,7 @@ export class Retention {
         const seconds = retentionOf(this.config, inbox);
         if (this.stopped) return removed;
         if (seconds === null || inbox.message_count === 0 || !this.owns(this.slotOf(inbox.address))) continue;
-        removed += await this.trim(inbox.address, messageIdCursor(this.now() - seconds * 1000));
+        removed += await this.trim(inbox.address, positionAt(this.now() - seconds * 1000));
       }
       await yieldTurn();
     }

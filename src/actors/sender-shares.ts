@@ -21,8 +21,13 @@ const RESCAN_MS = 1_000;
 export class SenderShares {
   private readonly byAccount = new Map<string, number>();
   private total = 0;
-  /** Entries passed over because their account had its share in flight: event id → where, and whose. */
-  readonly deferred = new Map<string, { due: DueKey; accountId: string }>();
+  /**
+   * Entries passed over because their account had its share in flight, by account (event id →
+   * where, in due order), so a pump skips an account at its share without reading its backlog.
+   */
+  private readonly deferredBy = new Map<string, Map<string, DueKey>>();
+  /** Event id → account of every deferred entry. */
+  private readonly deferredIds = new Map<string, string>();
   /** The last due key the pump read; null: read from the start. */
   private scanned: DueKey | null = null;
 
@@ -37,7 +42,7 @@ export class SenderShares {
 
   /** The pump should stop reading further entries: it holds as many passed-over ones as it keeps. */
   get saturated(): boolean {
-    return this.deferred.size >= MAX_DEFERRED;
+    return this.deferredIds.size >= MAX_DEFERRED;
   }
 
   mayStart(accountId: string): boolean {
@@ -57,7 +62,32 @@ export class SenderShares {
   }
 
   defer(due: DueKey, accountId: string): void {
-    this.deferred.set(due.eventId, { due, accountId });
+    let entries = this.deferredBy.get(accountId);
+    if (!entries) this.deferredBy.set(accountId, (entries = new Map()));
+    entries.set(due.eventId, due);
+    this.deferredIds.set(due.eventId, accountId);
+  }
+
+  isDeferred(eventId: string): boolean {
+    return this.deferredIds.has(eventId);
+  }
+
+  /**
+   * The passed-over entries that may start now, each account's in due order, taken off the list as
+   * they are handed out; an account at its share (or all, when the senders are full) is skipped
+   * without reading its entries. The caller starts each entry before asking for the next.
+   */
+  *resumable(): Generator<DueKey> {
+    for (const [accountId, entries] of this.deferredBy) {
+      for (const [eventId, due] of entries) {
+        if (!this.mayStart(accountId)) break;
+        entries.delete(eventId);
+        this.deferredIds.delete(eventId);
+        yield due;
+      }
+      if (entries.size === 0) this.deferredBy.delete(accountId);
+      if (this.full) return;
+    }
   }
 
   /** Where the pump reads the due index from: undefined is the start. */
@@ -71,7 +101,8 @@ export class SenderShares {
 
   /** Entries arrived or changed hands (a slot gained): read the whole index again. */
   reset(): void {
-    this.deferred.clear();
+    this.deferredBy.clear();
+    this.deferredIds.clear();
     this.scanned = null;
   }
 }

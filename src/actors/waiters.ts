@@ -31,8 +31,6 @@ export interface Waiter {
   readonly deadline: number;
   /** The inbox requires sender authentication: mail that fails it, or is still being checked, does not answer. */
   readonly requireAuth?: boolean;
-  /** A cursor at the wait's start: a message whose check settles later answers only if it is newer. */
-  readonly parkedAt?: string;
   settle(outcome: WaitOutcome): void;
 }
 
@@ -96,7 +94,6 @@ export class WaiterRegistry {
       if (!answersMatch(waiter.match, message)) continue;
       if (waiter.requireAuth ? !trusted : authSettled) continue;
       if (waiter.since !== null && message.id <= waiter.since) continue;
-      if (authSettled && waiter.parkedAt !== undefined && message.id < waiter.parkedAt) continue;
       if (this.remove(waiter)) waiter.settle(message);
     }
   }

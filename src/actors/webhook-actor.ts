@@ -161,12 +161,7 @@ export class WebhookActor {
       else if (taken !== null) batch.push(taken);
     };
     const { shares } = this;
-    for (const [eventId, d] of shares.deferred) {
-      if (shares.full) break;
-      if (!shares.mayStart(d.accountId)) continue;
-      shares.deferred.delete(eventId);
-      take(d.due);
-    }
+    for (const due of shares.resumable()) take(due);
     // Keys first: an entry already in flight or passed over is skipped without reading its body.
     for (const due of this.outbox.dueKeys(shares.scanFrom())) {
       if (due.dueMs > now) {
@@ -174,7 +169,7 @@ export class WebhookActor {
         break;
       }
       if (shares.full || shares.saturated) break; // a finishing attempt pumps again
-      if (!this.sending.has(due.eventId) && !shares.deferred.has(due.eventId)) take(due);
+      if (!this.sending.has(due.eventId) && !shares.isDeferred(due.eventId)) take(due);
       shares.scannedTo(due);
     }
     for (const d of drop) this.outbox.remove(d);

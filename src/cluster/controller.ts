@@ -167,14 +167,12 @@ export class Controller implements MapWriter {
   /** Waits `ms`, or less if membership or a drain mark changes meanwhile. */
   private nap(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      const self = this;
-      function done(): void {
+      const done = () => {
         clearTimeout(timer);
-        if (self.wakeUp === done) self.wakeUp = null;
+        if (this.wakeUp === done) this.wakeUp = null;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms).unref();
       this.wakeUp = done;
     });
   }

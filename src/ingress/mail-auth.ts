@@ -7,7 +7,6 @@ import { pendingAuthentication, type Authentication } from '../contract/authenti
 import type { SenderCheckInput, SenderCheckResult } from '../mail/sender-auth.js';
 import type { Logger } from '../obs/logger.js';
 
-export { toAuthentication } from '../mail/sender-auth.js';
 
 export interface SmtpEnvelope {
   remoteAddress: string;

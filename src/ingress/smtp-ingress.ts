@@ -101,12 +101,6 @@ class NamedRecipients {
   }
 }
 
-/**
- * The account a transaction's work is queued under in the shared pools (issue 33): the owner of
- * its first accepted recipient, so a tenant's flood of mail waits behind itself.
- */
-const accountOf = new WeakMap<Envelope, string>();
-
 /** The owner of each recipient accepted at RCPT, per envelope (storage limits at the end of DATA). */
 class RecipientOwners {
   private readonly owners = new WeakMap<Envelope, Map<string, string>>();
@@ -119,6 +113,15 @@ class RecipientOwners {
 
   of(envelope: Envelope, address: string): string | undefined {
     return this.owners.get(envelope)?.get(address);
+  }
+
+  /**
+   * The account a transaction's work is queued under in the shared pools (issue 33): the owner of
+   * its first accepted recipient, so a tenant's flood of mail waits behind itself.
+   */
+  first(envelope: Envelope): string | undefined {
+    const map = this.owners.get(envelope);
+    return map ? map.values().next().value : undefined;
   }
 }
 
@@ -280,7 +283,6 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         }
         if (!known) recent.add(parsed.address, owner, messages);
         owners.set(session.envelope, parsed.address, owner);
-        if (!accountOf.has(session.envelope)) accountOf.set(session.envelope, owner);
         callback();
       } catch (err) {
         log.warn({ err }, 'RCPT check failed');
@@ -306,7 +308,7 @@ export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<Sm
         const { raw } = read;
         const { envelope } = session;
         const digest = ingestDigest(raw, envelope.mailFrom ? envelope.mailFrom.address : '', named.of(envelope));
-        const account = accountOf.get(envelope) ?? `ip:${client}`;
+        const account = owners.first(envelope) ?? `ip:${client}`;
         const auth = authenticator.begin(raw, session, account);
         authDone = auth.final;
         let message: ParsedMessage;

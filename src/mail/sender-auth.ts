@@ -5,8 +5,8 @@
 // so 1,500 signatures differing in l= were 1,500 hashes of 9 MB), and the DNS queries are capped.
 import { authenticate } from 'mailauth';
 import type { Resolver } from 'node:dns/promises';
-import { Resolver as DnsResolver } from 'node:dns/promises';
 import { unverified, verdictOf, type Authentication } from '../contract/authentication.js';
+import { makeResolver } from '../webhooks/resolver.js';
 import { boundSignatures } from './signature-limits.js';
 
 /** What the pool task needs: the bytes mailauth reads and the connection facts. */
@@ -69,8 +69,7 @@ class DnsLookups {
   private readonly resolver: Resolver;
 
   constructor(servers: readonly string[]) {
-    this.resolver = new DnsResolver(QUERY_TIMING);
-    if (servers.length > 0) this.resolver.setServers([...servers]);
+    this.resolver = makeResolver(servers, QUERY_TIMING);
   }
 
   private lookup(name: string, rrtype: string): Lookup {

@@ -63,17 +63,13 @@ export function positionNow(now = Date.now()): string {
 }
 
 /**
- * A wait position at `now`: a valid message id (a cursor an answer may hand back to the caller)
- * that sorts after every id made before `now` and before every id made at or after it. Its time is
- * the millisecond before `now` with the highest counter, which no id ever reaches.
+ * The position at `now`: a valid message id (a cursor an answer may hand back to the caller) that
+ * sorts after every id made before `now` and before every id made at or after it. Its time is the
+ * millisecond before `now` with the highest counter, which no id ever reaches. A wait sent again
+ * waits from its first send's position; retention deletes what is older than its cutoff's.
  */
 export function positionAt(now: number): string {
   return `msg_${(now - 1).toString(36).padStart(BASE36_TIME_WIDTH, '0')}zzzzffffff`;
-}
-
-/** A cursor below every message id made at or after `now` (and above those made before it). */
-export function messageIdCursor(now: number): string {
-  return `msg_${now.toString(36).padStart(BASE36_TIME_WIDTH, '0')}`;
 }
 
 /** Lowercase letters and digits, easy to type and read back: inbox local parts. */

@@ -14,9 +14,10 @@ function message(id: string, authentication: Authentication): MessageRecord {
   };
 }
 
-function waiter(log: string[], name: string, requireAuth: boolean, parkedAt = 'msg_0'): Waiter {
+/** `since`: the wait's cursor, the position it waits from (a message whose check settles later answers only if newer). */
+function waiter(log: string[], name: string, requireAuth: boolean, since = 'msg_0'): Waiter {
   return {
-    address: 'a@x.test', match: 'any', since: null, deadline: Date.now() + 60_000, requireAuth, parkedAt,
+    address: 'a@x.test', match: 'any', since, deadline: Date.now() + 60_000, requireAuth,
     settle: (outcome) => log.push(`${name}:${typeof outcome === 'object' && !(outcome instanceof Error) ? outcome.id : String(outcome)}`),
   };
 }

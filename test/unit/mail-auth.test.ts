@@ -3,7 +3,8 @@
 import test from 'ava';
 import { generateKeyPairSync } from 'node:crypto';
 import { authenticate, dkimSign, sealMessage } from 'mailauth';
-import { authInput, toAuthentication, verdictKey } from '../../src/ingress/mail-auth.js';
+import { authInput, verdictKey } from '../../src/ingress/mail-auth.js';
+import { toAuthentication } from '../../src/mail/sender-auth.js';
 
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PRIVATE_PEM = keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();

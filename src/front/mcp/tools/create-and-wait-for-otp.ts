@@ -7,7 +7,7 @@ import { foundCode } from '../../../contract/model.js';
 import type { WaitResult } from '../../../contract/results.js';
 import { optionalBool, requireAddress, waitSince } from '../../../services/validate.js';
 import { INBOX_START } from '../../../util/ids.js';
-import { cursorOf, cursorSchema, defineWaitTool, foundCodeSchema, sinceArg, UNTRUSTED_MAIL } from './tool.js';
+import { cursorOf, cursorSchema, defineWaitTool, foundCodeSchema, sinceArg, timeoutArg, UNTRUSTED_MAIL, waitMs } from './tool.js';
 
 function outputFrom(since: string | null) {
   return (inbox: string, result: WaitResult): Record<string, unknown> => {
@@ -31,7 +31,7 @@ export const createAndWaitForOtp = defineWaitTool<{ domain?: string; timeout?: n
     type: 'object',
     properties: {
       domain: { type: 'string', description: 'Domain for the inbox: a service domain or a verified custom domain' },
-      timeout: { type: 'number', minimum: 10, maximum: 60, default: 45, description: 'Seconds to wait' },
+      timeout: timeoutArg(45),
       require_auth: { type: 'boolean', default: false, description: 'Create the inbox with require_auth: only mail that passes sender authentication answers' },
       inbox: { type: 'string', format: 'email', description: 'Resume on this inbox (one an earlier call created) instead of creating one; `domain` and `require_auth` are then ignored' },
       since: { ...sinceArg, description: 'With `inbox`: wait for codes newer than this message id (the `cursor` of the earlier answer); without it, every message of the inbox counts' },
@@ -45,7 +45,7 @@ export const createAndWaitForOtp = defineWaitTool<{ domain?: string; timeout?: n
   },
   async wait(ctx, args) {
     const { deps, caller } = ctx;
-    const timeoutMs = Math.min((args.timeout ?? 45) * 1000, ctx.maxWaitMs);
+    const timeoutMs = waitMs(ctx, args.timeout, 45);
     // "Newer than the start" for the inbox: every message, including one that beats the waiter.
     let since: string | null = INBOX_START;
     let address: string;

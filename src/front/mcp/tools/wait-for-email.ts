@@ -4,7 +4,7 @@
 import type { WaitMatch } from '../../../contract/commands.js';
 import type { WaitResult } from '../../../contract/results.js';
 import { optionalBool, requireAddress, waitSince } from '../../../services/validate.js';
-import { cursorOf, cursorSchema, defineWaitTool, inboxArg, messageSummarySchema, sinceArg, UNTRUSTED_MAIL, WAITS } from './tool.js';
+import { cursorOf, cursorSchema, defineWaitTool, inboxArg, messageSummarySchema, sinceArg, timeoutArg, UNTRUSTED_MAIL, waitMs, WAITS } from './tool.js';
 
 function matchOf(otpOnly: boolean, linkOnly: boolean): WaitMatch {
   if (otpOnly && linkOnly) return 'code';
@@ -26,7 +26,7 @@ export const waitForEmail = defineWaitTool<{ inbox: string; since?: string; time
     properties: {
       inbox: inboxArg,
       since: sinceArg,
-      timeout: { type: 'number', minimum: 10, maximum: 60, default: 30, description: 'Seconds to wait' },
+      timeout: timeoutArg(30),
       otp_only: { type: 'boolean', default: false, description: 'Only a message with a one-time code answers' },
       link_only: { type: 'boolean', default: false, description: 'Only a message with a verification link answers' },
     },
@@ -46,7 +46,7 @@ export const waitForEmail = defineWaitTool<{ inbox: string; since?: string; time
     const address = requireAddress(args.inbox);
     const since = waitSince(args.since);
     const match = matchOf(optionalBool(args.otp_only, 'otp_only'), optionalBool(args.link_only, 'link_only'));
-    const timeoutMs = Math.min((args.timeout ?? 30) * 1000, ctx.maxWaitMs);
+    const timeoutMs = waitMs(ctx, args.timeout, 30);
     const output = (inbox: string, result: WaitResult) => ({ inbox, timed_out: result.timed_out, message: result.message, cursor: cursorOf(result, since) });
     return { address, options: { since, match, timeoutMs }, output };
   },

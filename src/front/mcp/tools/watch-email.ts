@@ -1,7 +1,7 @@
 // watch_email: long-polls an existing inbox for its next message (or the first newer than `since`).
 import type { WaitResult } from '../../../contract/results.js';
 import { requireAddress, waitSince } from '../../../services/validate.js';
-import { cursorOf, cursorSchema, defineWaitTool, messageSummarySchema, sinceArg, UNTRUSTED_MAIL, WAITS } from './tool.js';
+import { cursorOf, cursorSchema, defineWaitTool, inboxArg, messageSummarySchema, sinceArg, timeoutArg, UNTRUSTED_MAIL, waitMs, WAITS } from './tool.js';
 
 export const watchEmail = defineWaitTool<{ inbox: string; timeout?: number; since?: string }>({
   name: 'watch_email',
@@ -14,8 +14,8 @@ export const watchEmail = defineWaitTool<{ inbox: string; timeout?: number; sinc
   inputSchema: {
     type: 'object',
     properties: {
-      inbox: { type: 'string', format: 'email', description: 'Full email address of the inbox' },
-      timeout: { type: 'number', minimum: 10, maximum: 60, default: 30, description: 'Seconds to wait' },
+      inbox: inboxArg,
+      timeout: timeoutArg(30),
       since: sinceArg,
     },
     required: ['inbox'],
@@ -28,7 +28,7 @@ export const watchEmail = defineWaitTool<{ inbox: string; timeout?: number; sinc
   wait(ctx, args) {
     const address = requireAddress(args.inbox);
     const since = waitSince(args.since);
-    const timeoutMs = Math.min((args.timeout ?? 30) * 1000, ctx.maxWaitMs);
+    const timeoutMs = waitMs(ctx, args.timeout, 30);
     const output = (_inbox: string, result: WaitResult) => ({ timed_out: result.timed_out, message: result.message, cursor: cursorOf(result, since) });
     return { address, options: { since, match: 'any', timeoutMs }, output };
   },
