@@ -108,11 +108,21 @@ export class WebhookActor {
   /** Cluster mode with REPLICATION_ACK=all: resolves once the followers hold what is written now. */
   replicated: (() => Promise<void> | null) | null = null;
 
+  /**
+   * Whether this shard sends for some slot may have changed (cluster mode: the map moved). The pump
+   * read past the entries it held back then, so it reads the whole due index again: an entry held
+   * back longer than the rescan margin would otherwise never go (a shard promoted below its
+   * minimum in-sync copies, writable again once a new copy caught up).
+   */
+  sendsChanged(): void {
+    this.shares.reset();
+    this.schedule(0);
+  }
+
   /** Webhooks and outbox entries arrived with a slot: index them again and send what is due. */
   reload(): void {
     this.watched = null;
-    this.shares.reset();
-    this.schedule(0);
+    this.sendsChanged();
   }
 
   /** Starts (or resumes after a restart) sending whatever the outbox holds. */

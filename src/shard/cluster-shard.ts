@@ -90,7 +90,7 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
   view.listeners.push(() => {
     repump ??= setTimeout(() => {
       repump = null;
-      actors.webhooks.schedule(0);
+      actors.webhooks.sendsChanged();
     }, 1000).unref();
   });
   actors.retention.owns = (slot) => guard.owns(slot);
