@@ -153,7 +153,14 @@ export class Controller implements MapWriter {
       this.membersChangedAt = Date.now();
       kick();
     };
-    this.watches.push(await watchPrefix(this.ns, MEMBERS_PREFIX, joined), await watchPrefix(this.ns, DRAIN_PREFIX, kick));
+    const watches = [await watchPrefix(this.ns, MEMBERS_PREFIX, joined), await watchPrefix(this.ns, DRAIN_PREFIX, kick)];
+    // Stopped or stepped down while the watches were made: nothing closes them later, so here (a
+    // watch left open retries forever, and kept a stopped controller's process alive).
+    if (this.stopped || this.campaign !== campaign || !this.leading) {
+      await Promise.all(watches.map((w) => w.close().catch(() => undefined)));
+      return;
+    }
+    this.watches.push(...watches);
     this.schedule();
   }
 
