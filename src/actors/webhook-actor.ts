@@ -168,7 +168,12 @@ export class WebhookActor {
     const take = (due: DueKey) => {
       const taken = this.take(due, keyOf);
       if (taken === 'drop') drop.push(due);
-      else if (taken !== null) batch.push(taken);
+      else if (taken !== null) {
+        // In flight from now: the scan below reads an entry resumed above again (it re-reads the
+        // last second), and must skip it.
+        this.sending.set(taken.sending.entry.event_id, taken.sending);
+        batch.push(taken);
+      }
     };
     const { shares } = this;
     for (const due of shares.resumable()) take(due);
@@ -185,7 +190,6 @@ export class WebhookActor {
     for (const d of drop) this.outbox.remove(d);
     if (nextDue !== Infinity) this.schedule(Math.max(1, nextDue - now));
     if (batch.length === 0) return;
-    for (const { sending } of batch) this.sending.set(sending.entry.event_id, sending);
     // Notify only of acknowledged mail: with followers, once they hold the entries too (a primary
     // that died before that would have announced a message its successor never had).
     this.afterReplicated(() => this.send(this.stillSent(batch), now));
