@@ -34,7 +34,13 @@ const CACHE_MAX = 10_000;
 const CACHED_ERRORS = new Set(['ENOTFOUND', 'ENODATA']);
 /** Per message: key and policy lookups (DKIM, ARC, DMARC), and SPF's (RFC 7208's 10 terms and what they expand to). */
 export const MAX_KEY_QUERIES = 10;
-export const MAX_DMARC_QUERIES = 2;
+/**
+ * mailauth finds DMARC policy by RFC 9989's DNS Tree Walk: _dmarc at each label of the author
+ * domain up to the top-level domain, at most 8 names per walk; relaxed alignment may walk another
+ * identifier's domain. Two walks' worth: at 2, any author domain of three labels without a record
+ * (mail.example.com) was a temperror, and so never a verdict that could be reused.
+ */
+export const MAX_DMARC_QUERIES = 16;
 export const MAX_SPF_QUERIES = 20;
 
 function dnsError(code: string): Error {

@@ -47,3 +47,17 @@ test.serial('mail authenticator - a verdict made from a failed lookup is not kep
   dns.setMode('flaky.example', null);
   t.like(await check(mail('noreply@flaky.example', 'two'), 'noreply@flaky.example'), { spf: 'pass' });
 });
+
+// RFC 9989's DNS Tree Walk (mailauth's DMARC) asks for _dmarc at every label up to the top-level
+// domain, up to 8 names: a sender whose domain has three labels and no DMARC record anywhere made
+// 3, the cap was 2, and every such mail was a temperror, never reused (re-checked per message).
+test.serial('mail authenticator - no DMARC record anywhere up a deep domain is none, not temperror, and the verdict is reused', async (t) => {
+  const deep = 'mail.a.b.c.d.e.nodmarc.example';
+  dns.setTxt(deep, ['v=spf1 ip4:127.0.0.1 -all']);
+  const first = await check(mail(`noreply@${deep}`, 'first'), `noreply@${deep}`);
+  t.like(first, { spf: 'pass', dmarc: 'none' });
+  t.not(first.summary, 'temperror');
+  const asked = dns.queries.length;
+  t.like(await check(mail(`noreply@${deep}`, 'second'), `noreply@${deep}`), { spf: 'pass', dmarc: 'none' });
+  t.is(dns.queries.length, asked, 'the second message of the same envelope asks the DNS nothing');
+});
