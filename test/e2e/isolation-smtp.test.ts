@@ -50,7 +50,10 @@ test.serial('isolation smtp - a 200 MB DATA against the 10 MB limit is discarded
 
   const grown = peak - before;
   t.log(`peak RSS growth during the DATA: ${(grown / MiB).toFixed(1)} MiB`);
-  t.true(grown < 64 * MiB, `RSS grew by ${(grown / MiB).toFixed(1)} MiB`);
+  // Streamed and discarded, the process grows by what V8 lets the chunks pile up to before a GC:
+  // 45.6-68.2 MiB over five CI runs on 2026-11-28 (the old 64 MiB bound failed one). Kept whole,
+  // the 200 MB would take 200 MiB and more.
+  t.true(grown < 100 * MiB, `RSS grew by ${(grown / MiB).toFixed(1)} MiB`);
   const list = (await (await svc.api(key, 'GET', `/v1/inboxes/${target}/messages`)).json()) as Json;
   t.is(list.count, 0, 'nothing of it was stored');
   await victim.assertUnaffected(t);
