@@ -156,10 +156,7 @@ export class Controller implements MapWriter {
     const watches = [await watchPrefix(this.ns, MEMBERS_PREFIX, joined), await watchPrefix(this.ns, DRAIN_PREFIX, kick)];
     // Stopped or stepped down while the watches were made: nothing closes them later, so here (a
     // watch left open retries forever, and kept a stopped controller's process alive).
-    if (this.stopped || this.campaign !== campaign || !this.leading) {
-      await Promise.all(watches.map((w) => w.close().catch(() => undefined)));
-      return;
-    }
+    if (this.stopped || this.campaign !== campaign || !this.leading) return closeAll(watches);
     this.watches.push(...watches);
     this.schedule();
   }
@@ -168,7 +165,7 @@ export class Controller implements MapWriter {
     this.leading = false;
     const watches = this.watches;
     this.watches = [];
-    await Promise.all(watches.map((w) => w.close().catch(() => undefined)));
+    await closeAll(watches);
   }
 
   /** Waits `ms`, or less if membership or a drain mark changes meanwhile. */
@@ -394,6 +391,11 @@ export class Controller implements MapWriter {
     await this.idle().catch(() => undefined);
     if (campaign) await campaign.resign().catch(() => undefined);
   }
+}
+
+/** Closes etcd watches; one that fails to close is already gone. */
+async function closeAll(watches: { close(): Promise<void> }[]): Promise<void> {
+  await Promise.all(watches.map((w) => w.close().catch(() => undefined)));
 }
 
 export async function readController(ns: Namespace): Promise<string | null> {
