@@ -66,7 +66,10 @@ export class ShardActors {
     this.inboxes.afterCommit.push(() => this.webhooks.schedule(0));
     this.inboxes.changed.push((accountId, address) => this.feed.note(accountId, { kind: 'inbox', inbox: address }));
     this.webhooks.attempted.push((accountId) => this.feed.note(accountId, { kind: 'webhooks' }));
-    this.webhooks.start();
+    // A cluster shard sends once it knows which slots it serves and how to wait for their copies
+    // (src/shard/cluster-shard.ts): sent at start, its copies' entries and an unacknowledged tail
+    // would go too, and a failover would then drop the mail they announce.
+    if (config.etcdEndpoints.length === 0) this.webhooks.start();
     this.handlers = {
       ...this.accounts.handlers,
       ...this.allowance.handlers,

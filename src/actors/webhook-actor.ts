@@ -50,6 +50,8 @@ export class WebhookActor {
   private readonly openedKeys: OpenedKeys;
   private timer: NodeJS.Timeout | null = null;
   private pumpQueued = false;
+  /** Nothing is sent before start(): a delivery's pump waits for it. */
+  private started = false;
   /** Attempts finished in this turn, logged together. */
   private outcomes: { sending: Sending; target: OutboxTarget; result: AttemptResult }[] = [];
   private stopped = false;
@@ -127,12 +129,13 @@ export class WebhookActor {
 
   /** Starts (or resumes after a restart) sending whatever the outbox holds. */
   start(): void {
+    this.started = true;
     this.schedule(0);
   }
 
   /** Pumps the outbox now (on the next turn: the commits and settles of this one make one pump), or after `delayMs`. */
   schedule(delayMs: number): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.started) return;
     if (delayMs <= 0) {
       if (!this.pumpQueued) {
         this.pumpQueued = true;

@@ -23,6 +23,8 @@ export interface MemberInfo {
 export interface RegistrationHooks {
   onError(err: Error): void;
   newSession?(): void;
+  /** The lease is surely alive again after a time it was not (what waited for it may go on). */
+  freshAgain?(): void;
 }
 
 /** A member id becomes one etcd key segment: no slashes, nothing exotic. */
@@ -70,7 +72,7 @@ export class MemberRegistration {
     this.lease = lease;
     let fired = sent;
     lease.on('keepaliveFired', () => { fired = performance.now(); });
-    lease.on('keepaliveSucceeded', () => { if (this.lease === lease) this.aliveAt = fired; });
+    lease.on('keepaliveSucceeded', () => { if (this.lease === lease) this.alive(fired); });
     lease.on('lost', (err) => {
       if (this.closed || this.lease !== lease) return;
       this.aliveAt = -Infinity;
@@ -86,7 +88,13 @@ export class MemberRegistration {
       this.info = { ...this.info, session: randomUUID() };
     }
     await lease.put(`${MEMBERS_PREFIX}${this.info.id}`).value(JSON.stringify(this.info));
-    if (this.lease === lease) this.aliveAt = Math.max(this.aliveAt, sent);
+    if (this.lease === lease) this.alive(Math.max(this.aliveAt, sent));
+  }
+
+  private alive(at: number): void {
+    const was = this.fresh();
+    this.aliveAt = at;
+    if (!was && this.fresh()) this.hooks.freshAgain?.();
   }
 
   private retry(): void {

@@ -90,6 +90,14 @@ export class SlotGuard {
     return new MailcueError('unavailable', `Slot ${slot} has ${entry.isr.length} in-sync copies, fewer than the minimum ${this.minInsync()}`, { slot, retry_after_s: 1 });
   }
 
+  /**
+   * Whether this shard sends the slot's notifications now: it serves the slot as a write would be
+   * served (primary, lease alive, in sync) and the slot has its minimum in-sync copies.
+   */
+  mayNotify(slot: number): boolean {
+    return this.serving(slot) === null && this.writable(slot) === null;
+  }
+
   private serving(slot: number): MailcueError | null {
     if (!this.lease.fresh()) return new MailcueError('unavailable', 'This shard has not heard from etcd within its lease; it admits no writes', { slot, retry_after_s: 1 });
     if (!this.mayServe(slot)) return new MailcueError('unavailable', `Slot ${slot} is failing over`, { slot, retry_after_s: 1 });

@@ -56,6 +56,8 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
   const registration = await MemberRegistration.register(ns, { id: o.id, address: o.advertise, state: 'active', incarnation }, o.config.leaseTtlS, {
     onError: (err) => o.log.warn({ err: String(err) }, 'membership lease lost; registering again (a new session: the controller fails over what it served)'),
     newSession: () => guard.newSession(),
+    // Notifications held back while the lease was in doubt go now.
+    freshAgain: () => host.actors.webhooks.sendsChanged(),
   });
   guard.lease = registration;
   // Once the controller has recorded this session, the slots fenced at its start are judged again by the map.
@@ -81,10 +83,7 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
   // Only the slot's primary notifies, and only while the slot has its minimum in-sync copies: a mail
   // stored while it had fewer was not acknowledged (451), and its notification waits until the copies
   // that hold it are enough to outlive this shard.
-  actors.webhooks.sendsFor = (inbox) => {
-    const slot = slotOf(inbox);
-    return guard.owns(slot) && guard.writable(slot) === null;
-  };
+  actors.webhooks.sendsFor = (inbox) => guard.mayNotify(slotOf(inbox));
   // A notification held back that way goes once the map shows the copies again (at most a second later).
   let repump: NodeJS.Timeout | null = null;
   view.listeners.push(() => {
@@ -100,6 +99,7 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
     actors.durability = replicator;
     actors.webhooks.replicated = () => replicator.barrier();
   }
+  actors.webhooks.start();
   const controller = new Controller(ns, o.id, o.config.leaseTtlS, runner, o.log, { replicas: o.config.replicas, minInsync: o.config.minInsync });
   controller.start();
   o.log.info({ member: o.id, address: o.advertise }, 'joined the cluster');

@@ -5,7 +5,7 @@
 // test will restart (`restartable`): uWS sets SO_REUSEPORT only on sockets bound to an explicit
 // port, so a port it picked itself cannot be bound again while the old connections linger.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -92,6 +92,14 @@ export function launch(args: string[], env: Record<string, string>): ChildProces
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
+  // MAILCUE_TEST_LOG_DIR=<dir>: every process's whole output is kept there as <args>-<pid>.log
+  // (a fault run's story; the tail above is all a failing test prints otherwise).
+  const logDir = process.env.MAILCUE_TEST_LOG_DIR;
+  if (logDir) {
+    const file = createWriteStream(path.join(logDir, `${args.filter((a) => !a.includes('/')).slice(0, 3).join('-')}-${child.pid}.log`));
+    child.stdout!.pipe(file);
+    child.stderr!.pipe(file);
+  }
   (child as ChildProcess & { tail: string[] }).tail = tail;
   return child;
 }
