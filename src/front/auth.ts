@@ -4,7 +4,7 @@
 // the admission leases the shard grants a busy credential (src/security/admission-leases.ts).
 import type { Admission } from '../contract/results.js';
 import type { Meter } from '../contract/commands.js';
-import { fail } from '../errors/registry.js';
+import { fail, MailcueError } from '../errors/registry.js';
 import { isBearerKind, parseCredential, type BearerKind, type ParsedCredential } from '../security/credentials.js';
 import { callerOf } from '../services/scope.js';
 import type { Caller, Deps } from '../services/deps.js';
@@ -81,6 +81,28 @@ export async function admitToken(deps: Deps, token: string | null, meter: Meter,
 export async function returnLeases(deps: Deps, leases: ReturnedLease[]): Promise<void> {
   await Promise.all(leases.map(({ accountId, returned }) =>
     deps.cluster.call({ type: 'account.lease_return', accountId, returned }).catch((err) => deps.log.debug({ err, accountId }, 'lease not returned'))));
+}
+
+/** How often a long-poll's admission is tried again while its account's shard fails over. */
+const WAIT_ADMIT_RETRY_MS = 250;
+
+/**
+ * A long-poll's admission, on REST and MCP alike (DESIGN.md §8: a long-poll across a failover sees
+ * a delay, never an error). While the account's slot has no live primary (its shard died, its
+ * follower is not promoted yet) admission answers `unavailable`; a long-poll tries again within
+ * the time it was going to wait anyway, and parks for what is left (`spentMs` went here). Only
+ * `unavailable` is retried: a bad key or a rate limit is answered at once.
+ */
+export async function admitWaiting<T>(admit: () => Promise<T>, budgetMs: number, aborted: () => boolean = () => false): Promise<{ value: T; spentMs: number }> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      return { value: await admit(), spentMs: Date.now() - started };
+    } catch (err) {
+      if (!(err instanceof MailcueError) || err.code !== 'unavailable' || aborted() || Date.now() - started + WAIT_ADMIT_RETRY_MS >= budgetMs) throw err;
+      await new Promise((r) => setTimeout(r, WAIT_ADMIT_RETRY_MS));
+    }
+  }
 }
 
 /** REST admission: sets the RateLimit-* headers that every REST answer carries. */

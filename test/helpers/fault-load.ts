@@ -1,14 +1,17 @@
 // The steady tagged load of the fault suite: SMTP senders (one in ten mails to two inboxes on
 // different primaries; a 4xx or a lost connection is sent again with the very same bytes, as an
-// MTA does), REST readers through every front, long-polls kept parked on every front, and
+// MTA does), REST readers through every front, long-polls kept parked on every front (REST, and
+// MCP `watch_email` through the official SDK client), and
 // webhooks to a real HTTPS receiver. It records what a checker needs afterwards: every tag
 // acknowledged with 250 (and when), every message a reader or a long-poll was shown, every
 // long-poll answered with an error, and the stretches of time writes and reads were refused.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import nodemailer from 'nodemailer';
 import { slotOf } from '../../src/cluster/slots.js';
 import type { ClusterStatus } from '../../src/cluster/status.js';
 import type { FaultCluster } from './fault-cluster.js';
 import type { Receiver } from './https-receiver.js';
+import { connectMcp } from './mcp.js';
 
 type Json = Record<string, any>;
 
@@ -114,6 +117,8 @@ export class Workload {
   /** Keyed by inbox and message id. */
   readonly seen = new Map<string, Seen>();
   readonly pollErrors: string[] = [];
+  /** Messages long-polls answered with, by interface (the polls did run). */
+  readonly polledShown = { rest: 0, mcp: 0 };
   readonly refused: string[] = [];
   readonly readErrors: string[] = [];
   /** Tags sent but never acknowledged when the load stopped (no promise was made for them). */
@@ -129,6 +134,8 @@ export class Workload {
   /** The long-polls waiting now: the load's end aborts them (one controller each: a shared signal collects listeners). */
   private readonly polls = new Set<AbortController>();
   private sentCount = 0;
+  /** One MCP session per front, its long-polls side by side on it. */
+  private readonly mcpClients: Client[] = [];
 
   constructor(private readonly cluster: FaultCluster, private readonly receiver: Receiver, options: Partial<LoadOptions> & { run: string }) {
     this.options = { ...DEFAULTS, ...options };
@@ -138,7 +145,7 @@ export class Workload {
     return { authorization: `Bearer ${this.key}`, 'content-type': 'application/json' };
   }
 
-  /** An account, its inboxes, a webhook on each hooked inbox. */
+  /** An account, its inboxes, a webhook on each hooked inbox, an MCP session on each front. */
   async prepare(): Promise<void> {
     const { run } = this.options;
     this.key = await this.cluster.createAccount();
@@ -158,6 +165,8 @@ export class Workload {
       });
       if (res.status !== 201) throw new Error(`webhook on ${inbox}: ${res.status} ${await res.text()}`);
     }
+    // One MCP session per front, opened before any fault.
+    for (const front of this.cluster.fronts) this.mcpClients.push(await connectMcp('streamable-http', front.url, this.key));
   }
 
   /** Starts senders (to `targets`, default every inbox), readers and long-polls. */
@@ -171,6 +180,10 @@ export class Workload {
       this.tasks.push(this.reader(front.url));
       for (const inbox of this.polled) for (let p = 0; p < this.options.pollsPerFront; p++) this.tasks.push(this.poller(front.url, inbox));
     }
+    this.cluster.fronts.forEach((front, i) => {
+      const client = this.mcpClients[i];
+      if (client) for (const inbox of this.polled) this.tasks.push(this.mcpPoller(client, front.url, inbox));
+    });
   }
 
   /** How many tags have been acknowledged: a latch for the fault's schedule. */
@@ -191,6 +204,7 @@ export class Workload {
     this.graceUntil = Date.now() + graceMs;
     for (const poll of this.polls) poll.abort();
     await Promise.all(this.tasks);
+    await Promise.all(this.mcpClients.map((c) => c.close().catch(() => undefined)));
   }
 
   private graceUntil = Infinity;
@@ -278,11 +292,45 @@ export class Workload {
         }
         if (body.timed_out === false && body.data) {
           this.record(inbox, body.data as Json, `long-poll via ${front}`);
+          this.polledShown.rest++;
           since = String(body.data.id);
         }
       } catch (err) {
         if (!this.running) return;
         this.pollErrors.push(`${front} ${inbox} since ${since}: ${(err as Error).message}`);
+        await new Promise((r) => setTimeout(r, 200));
+      } finally {
+        this.polls.delete(abort);
+      }
+    }
+  }
+
+  /** The same loop over MCP: `watch_email` with the cursor of each answer; an error result or a JSON-RPC error is recorded. */
+  private async mcpPoller(client: Client, front: string, inbox: string): Promise<void> {
+    let since: string | null = null;
+    while (this.running) {
+      const abort = new AbortController();
+      this.polls.add(abort);
+      try {
+        const res = await client.callTool(
+          { name: 'watch_email', arguments: { inbox, timeout: POLL_TIMEOUT_S, ...(since ? { since } : {}) } },
+          undefined,
+          { signal: abort.signal, timeout: (POLL_TIMEOUT_S + 30) * 1000 },
+        );
+        const out = res.structuredContent as Json | undefined;
+        if (res.isError || !out) {
+          this.pollErrors.push(`MCP ${front} ${inbox} since ${since}: ${JSON.stringify(res.content)}`);
+          await new Promise((r) => setTimeout(r, 200));
+          continue;
+        }
+        if (out.timed_out === false && out.message) {
+          this.record(inbox, out.message as Json, `MCP watch_email via ${front}`);
+          this.polledShown.mcp++;
+        }
+        since = String(out.cursor);
+      } catch (err) {
+        if (!this.running) return;
+        this.pollErrors.push(`MCP ${front} ${inbox} since ${since}: ${(err as Error).message}`);
         await new Promise((r) => setTimeout(r, 200));
       } finally {
         this.polls.delete(abort);

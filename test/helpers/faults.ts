@@ -337,6 +337,7 @@ export async function runFault(def: FaultDefinition, options: RunOptions): Promi
     const found = violations(verdict);
     if (unsettled) found.push(unsettled);
     log(`${verdict.acknowledged} acknowledged, ${verdict.lost.length} lost, ${verdict.duplicated.length} duplicated, ${verdict.unavailableWriteS} s writes unavailable`);
+    log(`long-polls answered with ${load.polledShown.rest} messages over REST, ${load.polledShown.mcp} over MCP`);
     return {
       fault: def.name, title: def.title, replicas: cluster.options.replicas, victim: victimId, verdict, violations: found, unsettled,
       seconds: Math.round((Date.now() - started) / 1000), log: lines,

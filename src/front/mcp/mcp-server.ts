@@ -13,11 +13,11 @@ import type { Deps } from '../../services/deps.js';
 import { normalizeAddress } from '../../services/validate.js';
 import { callerOf } from '../../services/scope.js';
 import { Cancellation, type CancelSignal } from '../../util/cancel.js';
-import { admitToken, recentlyAdmitted } from '../auth.js';
+import { admitToken, admitWaiting, recentlyAdmitted } from '../auth.js';
 import { invalidParams, methodNotFound, toJsonRpcFailure, toolCallResult, type JsonRpcRequest } from './jsonrpc.js';
 import type { McpSession } from './sessions.js';
 import { findTool, toolList, validateArguments } from './tools/registry.js';
-import type { Tool, ToolContext, ToolOutput } from './tools/tool.js';
+import { askedWaitMs, type Tool, type ToolContext, type ToolOutput } from './tools/tool.js';
 
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
@@ -40,6 +40,8 @@ export interface Admitted {
   deferred?: MailcueError;
   /** A read-only tool already running beside the admission, for the admitted account. */
   early?: Promise<ToolOutput>;
+  /** A long-poll tool: what is left of the wait it asked for once admission (retried through a failover) passed. */
+  waitLeftMs?: number;
 }
 
 const NEVER_CANCELLED = new Cancellation();
@@ -93,10 +95,16 @@ export async function admit(
     early = tool.run({ deps, caller, signal: NEVER_CANCELLED, maxWaitMs: 0, progress: () => undefined, progressEveryMs: null }, args);
     early.catch(() => undefined); // read (or dropped) after admission
   }
-  const admission = await admitToken(deps, token, meter, session);
+  const admitting = () => admitToken(deps, token, meter, session);
+  // A wait tool's admission is retried through a failover, within the wait it asked for.
+  const budgetMs = tool?.longPoll && args && !deferred && sessionOk ? askedWaitMs(tool, args) : null;
+  const { value: admission, spentMs } = budgetMs === null ? { value: await admitting(), spentMs: 0 } : await admitWaiting(admitting, budgetMs);
   const plan = deps.config.plans[admission.account.plan];
   if (GATED.has(message.method) && !plan.toolExecution) throw planBlock(plan);
-  return { admission, plan, tool, args, deferred, early: speculativeAccount === admission.account.id ? early : undefined };
+  return {
+    admission, plan, tool, args, deferred, early: speculativeAccount === admission.account.id ? early : undefined,
+    ...(budgetMs === null ? {} : { waitLeftMs: Math.max(0, budgetMs - spentMs) }),
+  };
 }
 
 export interface ExecuteContext {
@@ -140,7 +148,7 @@ export function toolContext(ctx: ExecuteContext, progressToken: unknown): ToolCo
     deps: ctx.deps,
     caller: callerOf(ctx.admitted.admission),
     signal: ctx.signal,
-    maxWaitMs: ctx.maxWaitMs,
+    maxWaitMs: Math.min(ctx.maxWaitMs, ctx.admitted.waitLeftMs ?? Infinity),
     progressEveryMs: progressToken !== undefined && ctx.notify ? ctx.deps.config.mcpProgressMs : null,
     progress(progress, message, total) {
       if (progressToken === undefined || !ctx.notify) return;

@@ -4,8 +4,8 @@ import * as messages from '../../services/messages.js';
 import type { Deps } from '../../services/deps.js';
 import { callerOf } from '../../services/scope.js';
 import { intInRange, normalizeAddress, optionalBool, optionalSince, requireMessageId, waitSince } from '../../services/validate.js';
-import { fail, MailcueError } from '../../errors/registry.js';
-import { admitRest, admitRestAndRead } from '../auth.js';
+import { fail } from '../../errors/registry.js';
+import { admitRest, admitRestAndRead, admitWaiting } from '../auth.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Router } from '../http/router.js';
 import { detached } from '../../util/detached.js';
@@ -18,28 +18,6 @@ const SEARCH_MAX_CHARS = 200;
 
 async function caller(deps: Deps, ex: Exchange) {
   return callerOf(await admitRest(deps, ex));
-}
-
-/** How often a long-poll's admission is tried again while its account's shard fails over. */
-const WAIT_ADMIT_RETRY_MS = 250;
-
-/**
- * A long-poll's admission (DESIGN.md §8: a long-poll across a failover sees a delay, never an
- * error). While the account's slot has no live primary (its shard died, its follower is not
- * promoted yet) admission answers `unavailable`; a long-poll tries again within the time it was
- * going to wait anyway, then parks for what is left. Only `unavailable` is retried: a bad key or
- * a rate limit is answered at once.
- */
-async function waitCaller(deps: Deps, ex: Exchange, budgetMs: number): Promise<{ who: Awaited<ReturnType<typeof caller>>; spentMs: number }> {
-  const started = Date.now();
-  for (;;) {
-    try {
-      return { who: await caller(deps, ex), spentMs: Date.now() - started };
-    } catch (err) {
-      if (!(err instanceof MailcueError) || err.code !== 'unavailable' || ex.signal.aborted || Date.now() - started + WAIT_ADMIT_RETRY_MS >= budgetMs) throw err;
-      await new Promise((r) => setTimeout(r, WAIT_ADMIT_RETRY_MS));
-    }
-  }
 }
 
 /** The inbox named by the path; a malformed address can name no inbox of the caller's. */
@@ -118,7 +96,8 @@ export function inboxRoutes(router: Router, deps: Deps): void {
       // The retry budget is the wait asked for (the default if the value is bad: that is refused once admitted).
       const asked = Number(query.get('timeout'));
       const budgetS = Number.isInteger(asked) && asked >= 10 && asked <= 60 ? asked : WAIT_DEFAULT_S;
-      const { who, spentMs } = await waitCaller(deps, ex, budgetS * 1000);
+      const { value: admission, spentMs } = await admitWaiting(() => admitRest(deps, ex), budgetS * 1000, () => ex.signal.aborted);
+      const who = callerOf(admission);
       const timeoutS = intInRange(query.get('timeout'), 'timeout', 10, 60, WAIT_DEFAULT_S);
       const since = waitSince(query.get('since'));
       const inbox = address(ex);

@@ -134,6 +134,12 @@ export function timeoutArg(defaultS: number) {
   return { type: 'number', minimum: 10, maximum: 60, default: defaultS, description: 'Seconds to wait' } as const;
 }
 
+/** The wait a long-poll tool's arguments ask for: `timeout` seconds, or its schema's default. */
+export function askedWaitMs(tool: Pick<Tool<any>, 'inputSchema'>, args: Record<string, unknown>): number {
+  const fallback = ((tool.inputSchema.properties as Record<string, { default?: number }> | undefined)?.timeout)?.default ?? 30;
+  return (typeof args.timeout === 'number' ? args.timeout : fallback) * 1000;
+}
+
 /** How long a wait tool holds: the seconds asked for (or the default), within the connection cap. */
 export function waitMs(ctx: Pick<ToolContext, 'maxWaitMs'>, seconds: number | undefined, defaultS: number): number {
   return Math.min((seconds ?? defaultS) * 1000, ctx.maxWaitMs);
