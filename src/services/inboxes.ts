@@ -7,7 +7,7 @@ import { randomLocalPart } from '../util/ids.js';
 import type { Caller, Deps } from './deps.js';
 import { isReservedLocalPart } from './reserved-addresses.js';
 import { creatorOf, listFilter, requireCreate, withinScope } from './scope.js';
-import { normalizeAddress, normalizeDomain, optionalBool } from './validate.js';
+import { normalizeAddress, normalizeDomain, optionalBool, optionalRetention } from './validate.js';
 
 export interface CreateInboxInput {
   address?: unknown;
@@ -16,18 +16,6 @@ export interface CreateInboxInput {
   require_auth?: unknown;
   /** Seconds the inbox keeps a message, at most its plan's retention; null or absent: the plan's. */
   retention?: unknown;
-}
-
-/** The most seconds an inbox's own retention may name (the plans cap it further). */
-const RETENTION_MAX_S = 100 * 365 * 86_400;
-
-/** `retention` as given: whole seconds, at least 1; null when absent (the plan's). */
-export function optionalRetention(value: unknown): number | null {
-  if (value === undefined || value === null || value === '') return null;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > RETENTION_MAX_S) {
-    fail('invalid_parameter', 'retention must be a whole number of seconds, at least 1 and at most the plan\'s retention', { param: 'retention' });
-  }
-  return value;
 }
 
 function checkRetention(deps: Deps, plan: PlanName, retention: number | null): void {

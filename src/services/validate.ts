@@ -52,6 +52,18 @@ export function requireAddress(value: unknown, param = 'inbox'): string {
   return parsed.address;
 }
 
+/** The most seconds an inbox's own retention may name (the plans cap it further). */
+const RETENTION_MAX_S = 100 * 365 * 86_400;
+
+/** `retention` as given: whole seconds, at least 1; null when absent (the plan's). */
+export function optionalRetention(value: unknown): number | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > RETENTION_MAX_S) {
+    fail('invalid_parameter', 'retention must be a whole number of seconds, at least 1 and at most the plan\'s retention', { param: 'retention' });
+  }
+  return value;
+}
+
 /** An integer parameter within [min, max]; `fallback` when absent. */
 export function intInRange(value: unknown, param: string, min: number, max: number, fallback: number): number {
   if (value === undefined || value === null || value === '') return fallback;
