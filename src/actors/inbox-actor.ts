@@ -126,16 +126,16 @@ export class InboxActor {
     };
     // The address's previous inbox may still be losing its messages: they go first (a new inbox
     // never shows an old one's mail). Only this request waits; other inboxes' reads go on between batches.
-    if (!store.inboxes.get(address) && store.inboxes.tombstone(address)) await this.reclaimer.finish(address);
+    if (!store.inboxes.get(address) && store.inboxes.tombstones.get(address)) await this.reclaimer.finish(address);
     await store.transaction(() => {
       if (store.inboxes.get(address)) fail('address_taken', `The address ${address} is already taken`);
-      if (store.inboxes.tombstone(address)) fail('unavailable', `The address ${address} is being freed; try again`);
-      const freed = store.inboxes.freed(address);
+      if (store.inboxes.tombstones.get(address)) fail('unavailable', `The address ${address} is being freed; try again`);
+      const freed = store.inboxes.freed.get(address);
       if (freed && freed.account_id !== accountId && this.ctx.now() - freed.at < FREED_ADDRESS_HOLD_MS) {
         // Mail meant for its last owner (a password reset, a CA's validation) must not reach a stranger.
         fail('address_taken', `The address ${address} was deleted recently and is held for its previous owner until ${new Date(freed.at + FREED_ADDRESS_HOLD_MS).toISOString()}`);
       }
-      if (freed) store.inboxes.removeFreed(address);
+      if (freed) store.inboxes.freed.remove(address);
       store.inboxes.create(record);
     });
     this.noteChange(accountId, address);
@@ -197,8 +197,8 @@ export class InboxActor {
   private dropInbox(accountId: string, address: string): void {
     const { store } = this.ctx;
     store.inboxes.remove(accountId, address);
-    store.inboxes.putTombstone({ address, account_id: accountId, at: this.ctx.now() });
-    store.inboxes.putFreed({ address, account_id: accountId, at: this.ctx.now() });
+    store.inboxes.tombstones.put({ address, account_id: accountId, at: this.ctx.now() });
+    store.inboxes.freed.put({ address, account_id: accountId, at: this.ctx.now() });
     for (const hook of this.inboxDropped) hook(address);
   }
 

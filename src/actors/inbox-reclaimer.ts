@@ -24,7 +24,7 @@ export class InboxReclaimer {
 
   /** Every tombstone this shard holds goes on the queue (at start, in embedded mode). */
   resume(): void {
-    for (const t of this.store.inboxes.allTombstones()) this.add(t.address);
+    for (const t of this.store.inboxes.tombstones.all()) this.add(t.address);
   }
 
   /** Queues the removal of a deleted inbox's messages. */
@@ -39,7 +39,7 @@ export class InboxReclaimer {
 
   /** Resolves once the address's tombstone is gone (its removal is moved to the front of the queue). */
   finish(address: string): Promise<void> {
-    if (!this.store.inboxes.tombstone(address)) return Promise.resolve();
+    if (!this.store.inboxes.tombstones.get(address)) return Promise.resolve();
     let entry = this.done.get(address);
     if (!entry) {
       let resolve!: () => void;
@@ -83,12 +83,12 @@ export class InboxReclaimer {
   private async batch(address: string): Promise<boolean> {
     const { store } = this;
     return store.transaction(() => {
-      if (!store.inboxes.tombstone(address)) return true;
+      if (!store.inboxes.tombstones.get(address)) return true;
       // A new inbox of that address exists only once the old one's messages are gone (create waits).
       const removed = store.messages.removeInboxBatch(address, RECLAIM_BATCH);
       this.removed += removed;
       if (removed > 0) return false;
-      store.inboxes.removeTombstone(address);
+      store.inboxes.tombstones.remove(address);
       return true;
     });
   }

@@ -18,19 +18,44 @@ export interface InboxTombstone {
   at: number;
 }
 
+/** Records kept by address, one per address: put, read, remove, list. */
+export class AddressRecords {
+  constructor(private readonly db: Database<InboxTombstone, Key>) {}
+
+  /** Inside a transaction. */
+  put(record: InboxTombstone): void {
+    void this.db.put(inSlot(record.address, record.address), record);
+  }
+
+  get(address: string): InboxTombstone | undefined {
+    return this.db.get(inSlot(address, address));
+  }
+
+  /** Inside a transaction. */
+  remove(address: string): void {
+    void this.db.remove(inSlot(address, address));
+  }
+
+  all(): InboxTombstone[] {
+    return [...this.db.getRange({})].map(({ value }) => value);
+  }
+}
+
 export class InboxStore {
   private readonly inboxes: Database<InboxRecord, Key>;
   private readonly byAccount: Database<number, Key>;
   private readonly index: SlotIndex;
   private readonly ordered: MessageIndex;
-  private readonly tombstones: Database<InboxTombstone, Key>;
-  private readonly freedAddresses: Database<InboxTombstone, Key>;
+  /** Deleted inboxes whose messages are yet to go (every one is resumed after a restart or a slot's arrival). */
+  readonly tombstones: AddressRecords;
+  /** Who last held an address and when it was freed. */
+  readonly freed: AddressRecords;
 
   constructor(root: RootDatabase) {
     this.inboxes = openDb<InboxRecord>(root, 'inboxes');
     this.byAccount = openDb<number>(root, 'inboxes_by_account');
-    this.tombstones = openDb<InboxTombstone>(root, 'inbox_tombstones');
-    this.freedAddresses = openDb<InboxTombstone>(root, 'freed_addresses');
+    this.tombstones = new AddressRecords(openDb<InboxTombstone>(root, 'inbox_tombstones'));
+    this.freed = new AddressRecords(openDb<InboxTombstone>(root, 'freed_addresses'));
     this.index = slotIndexOf(root);
     this.ordered = messageIndexOf(root);
   }
@@ -84,37 +109,6 @@ export class InboxStore {
       if (inbox) out.push(inbox);
     }
     return out;
-  }
-
-  /** Inside a transaction: the inbox is deleted, its messages are yet to go. */
-  putTombstone(tombstone: InboxTombstone): void {
-    void this.tombstones.put(inSlot(tombstone.address, tombstone.address), tombstone);
-  }
-
-  tombstone(address: string): InboxTombstone | undefined {
-    return this.tombstones.get(inSlot(address, address));
-  }
-
-  removeTombstone(address: string): void {
-    void this.tombstones.remove(inSlot(address, address));
-  }
-
-  /** Every tombstone on this shard (to resume their removal after a restart or a slot's arrival). */
-  allTombstones(): InboxTombstone[] {
-    return [...this.tombstones.getRange({})].map(({ value }) => value);
-  }
-
-  /** Inside a transaction: who last held the address and when it was freed. */
-  putFreed(freed: InboxTombstone): void {
-    void this.freedAddresses.put(inSlot(freed.address, freed.address), freed);
-  }
-
-  freed(address: string): InboxTombstone | undefined {
-    return this.freedAddresses.get(inSlot(address, address));
-  }
-
-  removeFreed(address: string): void {
-    void this.freedAddresses.remove(inSlot(address, address));
   }
 
   count(): number {

@@ -113,7 +113,7 @@ test('flat costs - a deleted inbox goes in bounded batches while other inboxes a
   t.true(readsDuring >= 5, `reads ran between the batches (${readsDuring})`);
   t.is(actor.reclaimer.removed, count);
   t.is(store.messages.sourceCount(), sourcesBefore - count, 'their sources went with them');
-  t.is(store.inboxes.tombstone(big), undefined, 'the tombstone went with the last batch');
+  t.is(store.inboxes.tombstones.get(big), undefined, 'the tombstone went with the last batch');
 });
 
 test('flat costs - an interrupted deletion resumes from its tombstone when the store opens again', async (t) => {
