@@ -58,8 +58,8 @@ export const parked: Scenario<Params> = {
           const per = Math.ceil(add / gens.length);
           const parkedNow = await Promise.all(gens.map((g, i) => g.call<{ errors: number; first_error: string | null }>('waitersPark', {
             ports: mc.endpoints.map((e) => e.httpPort), key, inboxes: bulk, count: Math.max(0, Math.min(per, add - i * per)), first: bulkParked + i * per, mcpShare: 0,
-            timeoutS: 60, localAddresses: LOCAL_ADDRESSES, batch: 500, timeLimitMs: 60_000,
-          }, 90_000)));
+            timeoutS: 60, localAddresses: LOCAL_ADDRESSES, batch: 500, timeLimitMs: 150_000, repark: true,
+          }, 180_000)));
           const errors = parkedNow.reduce((s, r) => s + r.errors, 0);
           if (errors) throw new Error(`parking: ${errors} errors, first: ${parkedNow.find((r) => r.first_error)?.first_error}`);
           bulkParked += Math.max(0, add);
@@ -71,7 +71,7 @@ export const parked: Scenario<Params> = {
           if (pr.errors) throw new Error(`parking probes: ${pr.errors} errors, first: ${pr.first_error}`);
           probesParked += p.probes;
           const total = bulkParked + p.probes;
-          await waitFor(`${total} waiters parked`, async () => ((await mc.parkedWaiters()) >= total ? true : null), 60_000, 100);
+          await waitFor(`${total} waiters parked`, async () => ((await mc.parkedWaiters()) >= total ? true : null), 120_000, 100);
           await sleep(SETTLE_MS);
           const rss = await totalRss(mc);
           const wake = await gens[0]!.call<WakeResult>('waitersWake', { smtpPort: mc.endpoints[0]!.smtpPort, targets: probes, connections: 2, timeLimitMs: 30_000 }, 45_000);

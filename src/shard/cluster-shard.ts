@@ -14,6 +14,7 @@ import type { TlsMaterial } from '../rpc/tls.js';
 import { slotOf } from '../cluster/slots.js';
 import { LagReport } from '../cluster/lag-report.js';
 import { SlotMapStore } from '../cluster/slot-map-store.js';
+import { Generations } from './generations.js';
 import { incarnationOf } from './incarnation.js';
 import { IsrWriter } from './isr-writer.js';
 import { Replicator } from './replicator.js';
@@ -47,7 +48,9 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
   // A member that starts again takes slots again, even if it was drained before it stopped.
   await clearDrain(ns, o.id);
   // Created with the directory, before any data: an empty or replaced directory is a new member.
-  const incarnation = incarnationOf(o.dataDir);
+  const generations = await Generations.start(ns, o.id, o.dataDir, incarnationOf(o.dataDir), o.config.leaseTtlS * 1000, (found, known) =>
+    o.log.warn({ found, known }, 'the data directory is an older copy (a restored backup?): it starts as a new member and copies from its primaries'));
+  const { incarnation } = generations;
   const view = await SlotView.start(ns, o.config.leaseTtlS);
   const fallbackMin = o.config.minInsync ?? ((o.config.replicas ?? 1) >= 2 ? 2 : 1);
   const guard = new SlotGuard(view, o.id, () => (o.config.replicationAck === 'all' ? view.minInsync(fallbackMin) : 1));
@@ -108,6 +111,7 @@ export async function startClusterShard(o: ClusterShardOptions): Promise<Cluster
     controller,
     async stop() {
       clearInterval(sessionWatch);
+      generations.stop();
       await controller.stop();
       await registration.close().catch(() => undefined);
       lagReport.close();

@@ -3,7 +3,7 @@
 // of fault-load.ts, healed, and then judged by the one checker of fault-checker.ts. Used by
 // `npm run test:faults` (test/faults/run.ts, every fault) and by test/e2e/cluster-faults.test.ts
 // (three of them in `npm test`). Every wait is bounded; every process is stopped by PID.
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { slotOf } from '../../src/cluster/slots.js';
 import type { ClusterStatus } from '../../src/cluster/status.js';
@@ -84,6 +84,10 @@ async function restartOnOlderCopy(ctx: FaultContext, insideLease: boolean): Prom
   try {
     const at = ctx.load.acknowledged;
     await until(() => ctx.load.acknowledged >= at + 30, '30 mails after the copy', REACT_MS);
+    // And the shard has run on past the copy's generation, as a restored backup has: it must start
+    // as a new member ("the data directory is an older copy").
+    const generation = (dir: string) => Number(readFileSync(path.join(dir, 'generation'), 'utf8'));
+    await until(() => generation(ctx.victim.dataDir) > generation(copy), 'a generation after the copy', REACT_MS);
     await killAndRestart(ctx, copy, insideLease);
   } finally {
     rmSync(copy, { recursive: true, force: true });

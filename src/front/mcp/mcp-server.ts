@@ -95,16 +95,20 @@ export async function admit(
     early = tool.run({ deps, caller, signal: NEVER_CANCELLED, maxWaitMs: 0, progress: () => undefined, progressEveryMs: null }, args);
     early.catch(() => undefined); // read (or dropped) after admission
   }
-  const admitting = () => admitToken(deps, token, meter, session);
-  // A wait tool's admission is retried through a failover, within the wait it asked for.
-  const budgetMs = tool?.longPoll && args && !deferred && sessionOk ? askedWaitMs(tool, args) : null;
-  const { value: admission, spentMs } = budgetMs === null ? { value: await admitting(), spentMs: 0 } : await admitWaiting(admitting, budgetMs);
+  let admission: Admission;
+  let waitLeftMs: number | undefined;
+  if (tool?.longPoll && args && !deferred && sessionOk) {
+    // A wait tool's admission is retried through a failover, within the wait it asked for.
+    const budgetMs = askedWaitMs(tool, args);
+    const admitted = await admitWaiting(() => admitToken(deps, token, meter, session), budgetMs);
+    admission = admitted.value;
+    waitLeftMs = Math.max(0, budgetMs - admitted.spentMs);
+  } else {
+    admission = await admitToken(deps, token, meter, session);
+  }
   const plan = deps.config.plans[admission.account.plan];
   if (GATED.has(message.method) && !plan.toolExecution) throw planBlock(plan);
-  return {
-    admission, plan, tool, args, deferred, early: speculativeAccount === admission.account.id ? early : undefined,
-    ...(budgetMs === null ? {} : { waitLeftMs: Math.max(0, budgetMs - spentMs) }),
-  };
+  return { admission, plan, tool, args, deferred, early: speculativeAccount === admission.account.id ? early : undefined, waitLeftMs };
 }
 
 export interface ExecuteContext {
