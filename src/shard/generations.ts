@@ -9,7 +9,7 @@
 // still judged by its primaries like any restarted member (truncation by leader epoch).
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Namespace } from 'etcd3';
+import type { EtcdHandle } from '../cluster/etcd.js';
 import { renewIncarnation } from './incarnation.js';
 
 export const GENERATIONS_PREFIX = 'generations/';
@@ -38,7 +38,7 @@ export class Generations {
   private timer: NodeJS.Timeout | null = null;
 
   private constructor(
-    private readonly ns: Namespace,
+    private readonly ns: EtcdHandle['ns'],
     private readonly memberId: string,
     private readonly dataDir: string,
     readonly incarnation: string,
@@ -49,7 +49,7 @@ export class Generations {
    * The directory's incarnation, renewed when the directory is older than the one etcd last heard
    * of under it; the generation then rises at once and every period after.
    */
-  static async start(ns: Namespace, memberId: string, dataDir: string, incarnation: string, periodMs: number, onOlder: (found: number, known: number) => void): Promise<Generations> {
+  static async start(ns: EtcdHandle['ns'], memberId: string, dataDir: string, incarnation: string, periodMs: number, onOlder: (found: number, known: number) => void): Promise<Generations> {
     const raw = await ns.get(`${GENERATIONS_PREFIX}${memberId}`).string();
     const known = raw ? (JSON.parse(raw) as Registered) : null;
     const found = readGeneration(dataDir);
