@@ -108,6 +108,9 @@ export function unionSeconds(intervals: [number, number][]): number {
   return Math.round(total / 100) / 10;
 }
 
+/** What one long-poll answered: a mail (or none, on a timeout) and the cursor to wait from next, or an error. */
+type PollAnswer = { message: Json | null; cursor: string | null } | { error: string };
+
 export class Workload {
   readonly options: LoadOptions;
   readonly inboxes: string[] = [];
@@ -279,28 +282,27 @@ export class Workload {
   }
 
   /** One client's long-poll loop: each answer moves its cursor; any error is recorded. */
-  private async poller(front: string, inbox: string): Promise<void> {
+  private async pollLoop(kind: 'rest' | 'mcp', front: string, inbox: string, wait: (since: string | null, signal: AbortSignal) => Promise<PollAnswer>): Promise<void> {
+    const label = kind === 'rest' ? front : `MCP ${front}`;
     let since: string | null = null;
     while (this.running) {
-      const url = `${front}/v1/inboxes/${inbox}/messages/wait?timeout=${POLL_TIMEOUT_S}${since ? `&since=${since}` : ''}`;
       const abort = new AbortController();
       this.polls.add(abort);
       try {
-        const res = await fetch(url, { headers: this.auth(), signal: abort.signal });
-        const body = (await res.json()) as Json;
-        if (res.status !== 200) {
-          this.pollErrors.push(`${front} ${inbox} since ${since}: ${res.status} ${JSON.stringify(body)}`);
+        const answer = await wait(since, abort.signal);
+        if ('error' in answer) {
+          this.pollErrors.push(`${label} ${inbox} since ${since}: ${answer.error}`);
           await new Promise((r) => setTimeout(r, 200));
           continue;
         }
-        if (body.timed_out === false && body.data) {
-          this.record(inbox, body.data as Json, `long-poll via ${front}`);
-          this.polledShown.rest++;
-          since = String(body.data.id);
+        if (answer.message) {
+          this.record(inbox, answer.message, `${kind === 'rest' ? 'long-poll' : 'MCP watch_email'} via ${front}`);
+          this.polledShown[kind]++;
         }
+        since = answer.cursor ?? since;
       } catch (err) {
         if (!this.running) return;
-        this.pollErrors.push(`${front} ${inbox} since ${since}: ${(err as Error).message}`);
+        this.pollErrors.push(`${label} ${inbox} since ${since}: ${(err as Error).message}`);
         await new Promise((r) => setTimeout(r, 200));
       } finally {
         this.polls.delete(abort);
@@ -308,36 +310,29 @@ export class Workload {
     }
   }
 
-  /** The same loop over MCP: `watch_email` with the cursor of each answer; an error result or a JSON-RPC error is recorded. */
-  private async mcpPoller(client: Client, front: string, inbox: string): Promise<void> {
-    let since: string | null = null;
-    while (this.running) {
-      const abort = new AbortController();
-      this.polls.add(abort);
-      try {
-        const res = await client.callTool(
-          { name: 'watch_email', arguments: { inbox, timeout: POLL_TIMEOUT_S, ...(since ? { since } : {}) } },
-          undefined,
-          { signal: abort.signal, timeout: (POLL_TIMEOUT_S + 30) * 1000 },
-        );
-        const out = res.structuredContent as Json | undefined;
-        if (res.isError || !out) {
-          this.pollErrors.push(`MCP ${front} ${inbox} since ${since}: ${JSON.stringify(res.content)}`);
-          await new Promise((r) => setTimeout(r, 200));
-          continue;
-        }
-        if (out.timed_out === false && out.message) {
-          this.record(inbox, out.message as Json, `MCP watch_email via ${front}`);
-          this.polledShown.mcp++;
-        }
-        since = String(out.cursor);
-      } catch (err) {
-        if (!this.running) return;
-        this.pollErrors.push(`MCP ${front} ${inbox} since ${since}: ${(err as Error).message}`);
-        await new Promise((r) => setTimeout(r, 200));
-      } finally {
-        this.polls.delete(abort);
-      }
-    }
+  /** REST `…/messages/wait` with the id of each mail it answers with. */
+  private poller(front: string, inbox: string): Promise<void> {
+    return this.pollLoop('rest', front, inbox, async (since, signal) => {
+      const url = `${front}/v1/inboxes/${inbox}/messages/wait?timeout=${POLL_TIMEOUT_S}${since ? `&since=${since}` : ''}`;
+      const res = await fetch(url, { headers: this.auth(), signal });
+      const body = (await res.json()) as Json;
+      if (res.status !== 200) return { error: `${res.status} ${JSON.stringify(body)}` };
+      const message = body.timed_out === false && body.data ? (body.data as Json) : null;
+      return { message, cursor: message ? String(message.id) : null };
+    });
+  }
+
+  /** MCP `watch_email` with the cursor of each answer; an error result or a JSON-RPC error is recorded. */
+  private mcpPoller(client: Client, front: string, inbox: string): Promise<void> {
+    return this.pollLoop('mcp', front, inbox, async (since, signal) => {
+      const res = await client.callTool(
+        { name: 'watch_email', arguments: { inbox, timeout: POLL_TIMEOUT_S, ...(since ? { since } : {}) } },
+        undefined,
+        { signal, timeout: (POLL_TIMEOUT_S + 30) * 1000 },
+      );
+      const out = res.structuredContent as Json | undefined;
+      if (res.isError || !out) return { error: JSON.stringify(res.content) };
+      return { message: out.timed_out === false && out.message ? (out.message as Json) : null, cursor: String(out.cursor) };
+    });
   }
 }
