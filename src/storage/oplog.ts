@@ -209,7 +209,6 @@ export class Oplog {
   }
 
   private async trimOnce(): Promise<number> {
-    const cutoff = this.now() - this.retentionMs;
     let removed = 0;
     let keys: Key[] = [];
     const flush = async () => {
@@ -218,22 +217,58 @@ export class Oplog {
       await this.db.transaction(() => { for (const key of run) void this.db.remove(key); });
       removed += run.length;
     };
-    for (let slot = 0; slot < SLOT_COUNT && !this.closed; slot++) {
-      let full = true;
-      while (full) {
-        full = false;
-        for (const { key, value } of this.db.getRange({ start: [slot, 0], end: [slot, MAX_SEQ], limit: TRIM_BATCH - keys.length })) {
-          if (value.at > cutoff || (key as number[])[1] === this.seqs[slot]) break;
-          keys.push(key);
-        }
-        if (keys.length >= TRIM_BATCH) {
-          await flush();
-          full = true;
-        }
+    // Slot by slot, each found by seeking to the next key: slots without entries cost nothing.
+    for (let at = 0; at < SLOT_COUNT && !this.closed; at++) {
+      const first = this.firstKey(at);
+      if (first === null) break;
+      const [slot, seq] = first;
+      at = slot;
+      const end = this.trimEnd(slot, seq);
+      if (end === null) continue;
+      for (const key of this.db.getKeys({ start: [slot, seq], end: [slot, end] })) {
+        keys.push(key);
+        if (keys.length >= TRIM_BATCH) await flush();
       }
     }
     if (keys.length > 0) await flush();
     return removed;
+  }
+
+  /**
+   * The slot's first entry to keep, or null when there is nothing to trim. Found by the entries'
+   * times with a binary search over their sequence numbers, so a trim decodes a few entries per
+   * slot, not each one it removes: an entry holds its whole record, a multi-MB message's text
+   * among them, and decoding every one held the shard's thread (issue 33: 100+ ms at a time beside
+   * a hostile sender). Times follow sequence numbers but for clock steps; a step back only moves
+   * the cut by the entries written meanwhile.
+   */
+  private trimEnd(slot: number, first: number): number | null {
+    const newest = this.seqs[slot]!;
+    if (first >= newest) return null;
+    // The newest entry always stays: the slot's sequence number survives a restart.
+    if (this.retentionMs <= 0) return newest;
+    const cutoff = this.now() - this.retentionMs;
+    let lo = first;
+    let hi = newest;
+    while (lo < hi) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      const entry = this.atOrAfter(slot, mid);
+      if (entry === null || entry.at > cutoff) hi = mid;
+      else lo = entry.seq + 1;
+    }
+    return lo > first ? lo : null;
+  }
+
+  /** The first key of the log at slot `slot` or after it, or null. */
+  private firstKey(slot: number): [number, number] | null {
+    for (const key of this.db.getKeys({ start: [slot, 0], limit: 1 })) return key as [number, number];
+    return null;
+  }
+
+  /** The slot's first entry at `seq` or after it (the log may have gaps), or null. */
+  private atOrAfter(slot: number, seq: number): { seq: number; at: number } | null {
+    for (const { key, value } of this.db.getRange({ start: [slot, seq], end: [slot, MAX_SEQ], limit: 1 })) return { seq: (key as number[])[1]!, at: value.at };
+    return null;
   }
 
   /** Stops trimming; resolves once a trim in progress has stopped (before the env closes under it). */
