@@ -1,8 +1,10 @@
 // The only importer of piscina: the pools, sized from the machine, that run MIME parsing with
 // extraction and sender authentication off the event loops that hold connections. Every parse
-// task has a time bound, so a pathological message cannot hold a thread forever. Both pools are
-// entered through per-account fair queues (issue 33): one account's backlog waits behind its own
+// task has a time bound, so a pathological message cannot hold a thread forever. Every pool is
+// entered through a per-account fair queue (issue 33): one account's backlog waits behind its own
 // work, and a task's bound starts when it runs, not while it waits behind another account's.
+// Small mails and large ones parse on separate threads: a large one may run for its whole bound,
+// so its threads run below the event loops and never take a small mail's thread.
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { ParsedMessage } from '../contract/model.js';
@@ -20,6 +22,11 @@ export function warnWorkerError(err: unknown): void {
 /** At most this many mails per hand-off, each at most this large (a big mail goes alone). */
 const BATCH_MAX = 8;
 const BATCH_ITEM_MAX_BYTES = 64 * 1024;
+/**
+ * A mail larger than this parses on the large-mail threads. Below it, parsing is linear and
+ * short (a 100 KB mail with an attachment: a few ms), so ordinary mail keeps full priority.
+ */
+const HEAVY_MAIL_BYTES = 256 * 1024;
 /** Sender checks mostly wait on DNS: this many share one thread of the auth pool. */
 const AUTH_TASKS_PER_THREAD = 16;
 /** The key of work no account owns (attachments read back, mail whose owner is unknown). */
@@ -27,15 +34,72 @@ export const SHARED_KEY = '';
 
 type Pending = { raw: Buffer; resolve: (m: ParsedMessage) => void; reject: (err: Error) => void };
 
-export class WorkPool {
+/**
+ * A piscina pool whose tasks each run within a time bound, entered through a per-account fair
+ * queue: one account's backlog waits behind its own work, and a task's bound starts when it runs,
+ * not while it waits behind another account's. One account holds at most all threads but one.
+ */
+class BoundedPool {
   private readonly pool: Piscina;
-  private authPool: { pool: Piscina; queue: FairQueue } | null = null;
-  private readonly size: number;
-  private readonly parseQueue: FairQueue;
-  /** Small mails waiting for this turn's hand-off, by account. */
-  private batches = new Map<string, Pending[]>();
+  private readonly queue: FairQueue;
   /** Settles once a thread has loaded the tasks module. */
   private warm: Promise<void> | null = null;
+
+  constructor(module: string, size: number, lazy: boolean, onWorkerError: (err: unknown) => void, private readonly taskTimeoutMs: number) {
+    this.pool = new Piscina({
+      filename: new URL(module, import.meta.url).href,
+      minThreads: lazy ? 0 : size,
+      maxThreads: size,
+      idleTimeout: 60_000,
+    });
+    this.pool.on('error', onWorkerError);
+    this.queue = new FairQueue(size, Math.max(1, size - 1));
+  }
+
+  run<T>(account: string, task: unknown, name: string): Promise<T> {
+    return this.queue.run(account, () => this.bounded<T>(task, name));
+  }
+
+  /**
+   * The bound is a timer cleared when the task settles: an `AbortSignal.timeout` cannot be
+   * cleared, so each one fired 20 s after its task, long done, on the front's event loop and built
+   * a DOMException there (2.5 % of the loop while mail arrived).
+   */
+  private async bounded<T>(task: unknown, name: string): Promise<T> {
+    // A thread still starting (module loading on a busy machine) is not the task's time.
+    this.warm ??= (this.pool.run(null, { name: 'noop' }) as Promise<unknown>).then(() => undefined, () => undefined);
+    await this.warm;
+    const bound = new AbortController();
+    const timer = setTimeout(() => {
+      // piscina ends the thread that ran it and starts another: the next task waits for that one.
+      this.warm = null;
+      bound.abort(new Error(`The ${name} task ran over its ${this.taskTimeoutMs} ms bound`));
+    }, this.taskTimeoutMs);
+    return (this.pool.run(task, { name, signal: bound.signal }) as Promise<T>).finally(() => clearTimeout(timer));
+  }
+
+  get threads(): number {
+    return this.pool.threads.length;
+  }
+
+  get waiting(): number {
+    return this.queue.waiting;
+  }
+
+  destroy(): Promise<void> {
+    return this.pool.destroy();
+  }
+}
+
+export class WorkPool {
+  /** Mails up to HEAVY_MAIL_BYTES, at the threads' normal priority. */
+  private readonly quick: BoundedPool;
+  /** Large mails, whose parse may take up to the bound: threads below the event loops (thread-priority.ts), started when one comes. */
+  private heavyPool: BoundedPool | null = null;
+  private authPool: { pool: Piscina; queue: FairQueue } | null = null;
+  private readonly size: number;
+  /** Small mails waiting for this turn's hand-off, by account. */
+  private batches = new Map<string, Pending[]>();
 
   /**
    * `onWorkerError`: a thread that fails outside a task (e.g. while loading its module on a
@@ -46,14 +110,7 @@ export class WorkPool {
   constructor(threads = 0, private readonly onWorkerError: (err: unknown) => void = warnWorkerError, private readonly taskTimeoutMs = PARSE_TIMEOUT_MS, private readonly lazy = false) {
     // The shards and the front's event loop need CPU too: one parse thread per core at most.
     this.size = threads > 0 ? threads : Math.max(1, availableParallelism());
-    this.pool = new Piscina({
-      filename: new URL('./tasks.js', import.meta.url).href,
-      minThreads: lazy ? 0 : this.size,
-      maxThreads: this.size,
-      idleTimeout: 60_000,
-    });
-    this.pool.on('error', onWorkerError);
-    this.parseQueue = new FairQueue(this.size);
+    this.quick = new BoundedPool('./tasks.js', this.size, lazy, onWorkerError, taskTimeoutMs);
     // A front that takes mail starts its auth thread now, not when the first mail is waiting.
     if (!lazy) this.startAuthPool();
   }
@@ -66,7 +123,7 @@ export class WorkPool {
    * neighbours unparsed. `account` is the fair-queue key.
    */
   parse(raw: Buffer, account = SHARED_KEY): Promise<ParsedMessage> {
-    if (raw.length > BATCH_ITEM_MAX_BYTES) return this.parseOne(raw, account);
+    if (raw.length > BATCH_ITEM_MAX_BYTES) return this.poolFor(raw).run(account, raw, 'parse');
     return new Promise((resolve, reject) => {
       const first = this.batches.size === 0;
       let batch = this.batches.get(account);
@@ -80,26 +137,13 @@ export class WorkPool {
     });
   }
 
-  private parseOne(raw: Uint8Array, account: string): Promise<ParsedMessage> {
-    return this.parseQueue.run(account, () => this.run(raw, 'parse'));
+  /** The pool of large mails, started at the first one. */
+  private heavy(): BoundedPool {
+    return (this.heavyPool ??= new BoundedPool('./heavy-tasks.js', this.size, true, this.onWorkerError, this.taskTimeoutMs));
   }
 
-  /**
-   * Runs a task within its time bound. The bound is a timer cleared when the task settles: an
-   * `AbortSignal.timeout` cannot be cleared, so each one fired 20 s after its task, long done, on
-   * the front's event loop and built a DOMException there (2.5 % of the loop while mail arrived).
-   */
-  private async run<T>(task: unknown, name: string): Promise<T> {
-    // A thread still starting (module loading on a busy machine) is not the task's time.
-    this.warm ??= (this.pool.run(null, { name: 'noop' }) as Promise<unknown>).then(() => undefined, () => undefined);
-    await this.warm;
-    const bound = new AbortController();
-    const timer = setTimeout(() => {
-      // piscina ends the thread that ran it and starts another: the next task waits for that one.
-      this.warm = null;
-      bound.abort(new Error(`The ${name} task ran over its ${this.taskTimeoutMs} ms bound`));
-    }, this.taskTimeoutMs);
-    return (this.pool.run(task, { name, signal: bound.signal }) as Promise<T>).finally(() => clearTimeout(timer));
+  private poolFor(raw: Uint8Array): BoundedPool {
+    return raw.length > HEAVY_MAIL_BYTES ? this.heavy() : this.quick;
   }
 
   private flushBatches(): void {
@@ -109,9 +153,9 @@ export class WorkPool {
   }
 
   private flushBatch(account: string, batch: Pending[]): void {
-    const alone = () => { for (const b of batch) this.parseOne(b.raw, account).then(b.resolve, b.reject); };
+    const alone = () => { for (const b of batch) this.quick.run<ParsedMessage>(account, b.raw, 'parse').then(b.resolve, b.reject); };
     if (batch.length === 1) return alone();
-    this.parseQueue.run(account, () => this.run<BatchOutcome[]>(batch.map((b) => b.raw), 'parseBatch')).then(
+    this.quick.run<BatchOutcome[]>(account, batch.map((b) => b.raw), 'parseBatch').then(
       (outcomes) => outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.message) : batch[i]!.reject(new Error(o.error)))),
       alone,
     );
@@ -142,19 +186,20 @@ export class WorkPool {
   }
 
   attachment(raw: Uint8Array, index: number, account = SHARED_KEY): Promise<AttachmentContent | null> {
-    return this.parseQueue.run(account, () => this.run({ raw, index }, 'attachment'));
+    return this.poolFor(raw).run(account, { raw, index }, 'attachment');
   }
 
+  /** Parse threads running. */
   get threads(): number {
-    return this.pool.threads.length;
+    return this.quick.threads + (this.heavyPool?.threads ?? 0);
   }
 
   /** Tasks waiting for a parse thread, all accounts together. */
   get waiting(): number {
-    return this.parseQueue.waiting;
+    return this.quick.waiting + (this.heavyPool?.waiting ?? 0);
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.pool.destroy(), this.authPool?.pool.destroy()]);
+    await Promise.all([this.quick.destroy(), this.heavyPool?.destroy(), this.authPool?.pool.destroy()]);
   }
 }

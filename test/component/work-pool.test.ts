@@ -52,3 +52,49 @@ test('one account\'s backlog waits behind its own work: another account\'s mail 
     await pool.close();
   }
 });
+
+test.serial('one account never holds every thread: another\'s large mail starts beside its backlog, not after', async (t) => {
+  const pool = new WorkPool(2);
+  try {
+    const done: string[] = [];
+    const body = (code: string) => `Your code is ${code}\r\n${'lorem ipsum '.repeat(150_000)}`;
+    // Both threads up first (the large-mail pool starts its threads on demand).
+    await Promise.all(['warm-1', 'warm-2'].map((account) => pool.parse(mail('Warm', body('999999')), account)));
+    const backlog = Array.from({ length: 4 }, (_, i) => pool.parse(mail(`A${i}`, body(`11111${i}`)), 'account-a').then((m: { subject: string }) => done.push(m.subject)));
+    await new Promise((r) => setImmediate(r));
+    const other = pool.parse(mail('B0', body('222222')), 'account-b').then((m: { subject: string; otp: string }) => {
+      done.push(m.subject);
+      return m;
+    });
+    t.is((await other).otp, '222222');
+    await Promise.all(backlog);
+    // Had A taken both threads, B's would have started after A0 and A1 and ended third.
+    t.true(done.indexOf('B0') <= 1, `B's mail came out at ${done.indexOf('B0')} in ${done.join(', ')}`);
+  } finally {
+    await pool.close();
+  }
+});
+
+/** The nice value of each thread of this process (Linux: field 19 of /proc/self/task/<tid>/stat). */
+async function niceness(): Promise<number[]> {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  return readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
+
+test.serial('large mails parse on threads below the event loop\'s priority; small ones do not', async (t) => {
+  if (process.platform !== 'linux') return t.pass('thread niceness is read from Linux /proc');
+  const pool = new WorkPool(1);
+  try {
+    t.is((await pool.parse(mail('Small', 'Your code is 333333'))).otp, '333333');
+    // The sender-check thread runs lowered from the start; the small mail's thread does not.
+    const before = (await niceness()).filter((n) => n === 10).length;
+    t.is((await pool.parse(mail('Large', `Your code is 444444\r\n${'x'.repeat(300_000)}`))).otp, '444444');
+    t.is((await niceness()).filter((n) => n === 10).length, before + 1, 'one heavy thread, at nice 10');
+    t.is((await niceness())[0], 0, 'the event loop keeps its priority');
+  } finally {
+    await pool.close();
+  }
+});
