@@ -157,4 +157,41 @@ export interface Reply {
 /** Plain msgpack maps (no shared record structures), so any process can read any envelope. */
 export const codec = new Packr({ useRecords: false });
 
+/** A body at least this large is packed into a buffer of its own size (packBody). */
+const LARGE_BODY_BYTES = 1024 * 1024;
+/** The buffer msgpackr goes on with after a large body (it then grows as it would from the start). */
+const SMALL_TARGET_BYTES = 64 * 1024;
+
+/**
+ * About how many bytes a command or result packs to, counting its bytes and strings four levels
+ * deep (a delivery's raw source and parts, its parsed message's text and header fields).
+ */
+function roughBytes(value: unknown, depth = 4): number {
+  if (typeof value === 'string') return value.length;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (depth === 0 || value === null || typeof value !== 'object') return 8;
+  let n = 0;
+  if (Array.isArray(value)) for (const v of value) n += roughBytes(v, depth - 1);
+  else for (const k in value) n += k.length + roughBytes((value as Record<string, unknown>)[k], depth - 1);
+  return n;
+}
+
+/**
+ * msgpack of a command or result. msgpackr packs into one buffer it shares between calls and
+ * grows fourfold when a value does not fit: a 10 MB mail was copied into a new 40 MB buffer that
+ * every small envelope packed after it then kept alive (issue 33: copies and collections on the
+ * front's loop beside a hostile sender). A large value gets a buffer of about its own size, and
+ * the packing after it a small one again.
+ */
+export function packBody(value: unknown): Uint8Array {
+  const rough = roughBytes(value);
+  if (rough < LARGE_BODY_BYTES) return codec.pack(value);
+  codec.useBuffer(Buffer.allocUnsafeSlow(Math.ceil(rough * 1.25) + SMALL_TARGET_BYTES));
+  try {
+    return codec.pack(value);
+  } finally {
+    codec.useBuffer(Buffer.allocUnsafeSlow(SMALL_TARGET_BYTES));
+  }
+}
+
 export { grpc };

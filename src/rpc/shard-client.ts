@@ -9,7 +9,7 @@ import type { CancelSignal } from '../util/cancel.js';
 import { positionAt } from '../util/ids.js';
 import { promised, type Sink } from '../util/sink.js';
 import { channelCredentials, channelOptions, type TlsMaterial } from './tls.js';
-import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
+import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, packBody, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 export interface CallOptions {
   /** Aborting sends a cancel envelope; the shard frees whatever the request parked. */
@@ -130,7 +130,7 @@ export class ShardClient {
       if (p.resend) {
         replacement ??= this.stream();
         p.stream = replacement;
-        this.send(replacement, id, p.deadline, codec.pack(p.resend), p.slot, p.epoch);
+        this.send(replacement, id, p.deadline, packBody(p.resend), p.slot, p.epoch);
         p.resend = null;
         continue;
       }
@@ -167,7 +167,7 @@ export class ShardClient {
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
     const stream = this.stream();
     const type = command.type;
-    const packed = codec.pack(command);
+    const packed = packBody(command);
     const slot = options.slot ?? 0;
     const epoch = options.epoch ?? 0;
     this.send(stream, id, deadline, packed, slot, epoch);

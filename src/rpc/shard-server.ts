@@ -10,7 +10,7 @@ import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
 import { mayCall, peerRole, type PeerRole } from './roles.js';
 import { serverCredentials, type TlsMaterial } from './tls.js';
-import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
+import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, packBody, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -101,7 +101,7 @@ class ServedRequest implements RequestScope, Sink {
   private succeed(value: unknown): void {
     let packed: Uint8Array;
     try {
-      packed = codec.pack(value);
+      packed = packBody(value);
     } catch (err) {
       this.reject(err);
       return;
