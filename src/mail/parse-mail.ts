@@ -54,13 +54,27 @@ async function authors(parsed: ParsedMail): Promise<string> {
   return [...new Set(list)].slice(0, MAX_AUTHORS).join(', ');
 }
 
-function headerRecord(parsed: ParsedMail): Record<string, string> {
+/**
+ * Header text kept on the record, all fields together (the raw source keeps everything). A
+ * hostile header section of 6 MB was otherwise decoded and encoded again at every step a record
+ * takes (the shard's store, its log, each read of the message) on the threads every tenant shares.
+ */
+export const MAX_STORED_HEADER_CHARS = 256 * 1024;
+const HEADERS_CLIPPED = `headers truncated to ${MAX_STORED_HEADER_CHARS} characters (the raw source keeps them all)`;
+
+function headerRecord(parsed: ParsedMail): { headers: Record<string, string>; clipped: boolean } {
   const out: Record<string, string> = {};
+  let left = MAX_STORED_HEADER_CHARS;
   for (const { key, line } of parsed.headerLines) {
-    const value = line.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+    const room = left - key.length - 1;
+    if (room <= 0) return { headers: out, clipped: true };
+    const whole = line.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+    const value = whole.length > room ? whole.slice(0, room) : whole;
+    left -= key.length + 1 + value.length;
     out[key] = key in out ? `${out[key]}\n${value}` : value;
+    if (value !== whole) return { headers: out, clipped: true };
   }
-  return out;
+  return { headers: out, clipped: false };
 }
 
 function clip(value: string | null | undefined): string | null {
@@ -83,20 +97,21 @@ export async function parseMail(raw: Uint8Array): Promise<ParsedWithParts> {
   const found = explain({ subject, text: parsed.text ?? null, html });
   const text = parsed.text ?? (html ? htmlToText(html, MAX_STORED_PART_CHARS).text.trim() : null);
   const safe = safeView({ text: clip(parsed.text ?? null), html: clip(html) });
+  const { headers, clipped } = headerRecord(parsed);
   return {
     from: await authors(parsed),
     to: addresses(parsed.to),
     subject,
     text: clip(text),
     html: clip(html),
-    headers: headerRecord(parsed),
+    headers,
     attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? null, content_type: a.contentType, size: a.size })),
     otp: found.otp,
     verification_link: normalizedLink(found.verification_link),
     extraction: { otp_reason: found.otp_reason, link_reason: found.link_reason },
     size: raw.byteLength,
     safe_text: safe.safe_text,
-    warnings: safe.warnings,
+    warnings: clipped ? [...safe.warnings, HEADERS_CLIPPED] : safe.warnings,
     // Filled in by the ingress, which holds the connection facts sender authentication needs.
     authentication: unverified(),
     ...(parsed.attachments.length > 0 ? { parts: parsed.attachments.map((a) => a.content) } : {}),
