@@ -56,11 +56,15 @@ export const accounts: Scenario<Params> = {
         const requests: HttpRequestSpec[] = made.map((a) => ({ method: 'GET', path: `/v1/inboxes/${encodeURIComponent(a.inbox)}/messages?limit=1`, headers: { Authorization: `Bearer ${a.key}` } }));
         const load = { port: mc.httpPort, connections: p.connections, warmupS: 0, requests };
         await httpLoad({ ...load, durationS: p.warmupS });
+        const leasedBefore = await mc.gauge('mailcue_leased_admissions');
         const m = await measure(() => mc.pids, () => httpLoad({ ...load, durationS: p.durationS }));
         const r = m.value;
+        const leased = (await mc.gauge('mailcue_leased_admissions')) - leasedBefore;
         if (r.non_2xx) throw new Error(`accounts: ${r.non_2xx} answers were not 2xx at ${level} accounts`);
         curve[String(level)] = {
           ops_per_s: r.ops_per_s, p50_ms: r.latency.p50_ms, p99_ms: r.latency.p99_ms, server_cpu_us: r.requests ? Math.round((m.server_cpu_s / r.requests) * 1e6) : null,
+          // Admissions spent from a front's lease: the rest cost a round trip to the account's shard.
+          leased_admissions_share: r.requests ? Math.round((leased / r.requests) * 1000) / 1000 : null,
           client_cpu_share: cpuShare(r.client_cpu_s, r.duration_s), server_cpu_cores: cores(m.server_cpu_s, r.duration_s), foreign_cores: foreignCores(m),
         };
         ctx.log(`accounts ${level}: ${r.ops_per_s} req/s, ${curve[String(level)]!.server_cpu_us} µs CPU/req`);
