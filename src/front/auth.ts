@@ -17,7 +17,8 @@ import type { Exchange } from './http/exchange.js';
  * request. Only credentials that passed admission are kept: forged ones cannot churn it.
  */
 const parsedCredentials = new Map<string, ParsedCredential>();
-const PARSED_CREDENTIALS_MAX = 10_000;
+/** As many as the admitted cache holds (admitted-credentials.ts). */
+const PARSED_CREDENTIALS_MAX = 100_000;
 
 function parse(token: string): ParsedCredential | null {
   return parsedCredentials.get(token) ?? parseCredential(token);

@@ -7,7 +7,12 @@ import type { PlanName } from '../config/plans.js';
 import type { KeyScope } from '../contract/keys.js';
 
 export const ADMITTED_TTL_MS = 60_000;
-const ADMITTED_MAX = 10_000;
+/**
+ * Credentials held at most. Sized for a front's whole population of active agents: a cache smaller
+ * than the credentials that take turns on it misses on every request (10,010 keys in turn over
+ * 10,000 entries: every read waited for its admission, issue 37 `accounts`).
+ */
+export const ADMITTED_MAX = 100_000;
 
 type ShardId = number | string;
 

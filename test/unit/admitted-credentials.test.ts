@@ -1,7 +1,7 @@
 // Unit: the front's cache of recently admitted credentials (DESIGN §7), with an injected clock and
 // a fake notice stream (our own seams).
 import test from 'ava';
-import { AdmittedCredentials } from '../../src/security/admitted-credentials.js';
+import { ADMITTED_MAX, AdmittedCredentials } from '../../src/security/admitted-credentials.js';
 import { PerIpWindow } from '../../src/front/oauth/per-ip-window.js';
 
 function cache() {
@@ -53,10 +53,10 @@ test('admitted credentials - nothing of a shard is trusted while its notices can
 
 test('admitted credentials - bounded: the oldest entry goes first', (t) => {
   const { c } = cache();
-  for (let i = 0; i <= 10_000; i++) c.remember(`h${i}`, 'acc_0', 'growth', 0);
-  t.is(c.size, 10_000);
+  for (let i = 0; i <= ADMITTED_MAX; i++) c.remember(`h${i}`, 'acc_0', 'growth', 0);
+  t.is(c.size, ADMITTED_MAX);
   t.is(c.lookup('h0'), undefined);
-  t.truthy(c.lookup('h10000'));
+  t.truthy(c.lookup(`h${ADMITTED_MAX}`));
 });
 
 test('per-ip window - counts per address per UTC minute and answers the seconds to wait', (t) => {
