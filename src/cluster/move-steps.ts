@@ -19,8 +19,24 @@ export interface MapWriter {
   stillLeads(): Promise<boolean>;
 }
 
-/** One map change at the latest revision, retried while the map keeps changing under it; `change` null: nothing to do. */
-async function step(w: MapWriter, slot: number, change: (map: SlotMap) => SlotMap | null): Promise<void> {
+/** The step of each writer in flight: the next one starts once it has landed. */
+const inFlight = new WeakMap<MapWriter, Promise<void>>();
+
+/**
+ * One map change at the latest revision, retried while the map keeps changing under it; `change`
+ * null: nothing to do. A writer's steps go one at a time: the map is one etcd key, and the moves
+ * in flight together (4) that switched at once each lost the compare to another, read again and
+ * retried, so a slot's write pause lasted several etcd round trips (p99 706-946 ms for 244 slots).
+ * In turn, each step starts from the map the one before wrote and lands at its first try.
+ */
+function step(w: MapWriter, slot: number, change: (map: SlotMap) => SlotMap | null): Promise<void> {
+  const before = inFlight.get(w) ?? Promise.resolve();
+  const mine = before.then(() => swapped(w, slot, change));
+  inFlight.set(w, mine.catch(() => undefined));
+  return mine;
+}
+
+async function swapped(w: MapWriter, slot: number, change: (map: SlotMap) => SlotMap | null): Promise<void> {
   for (let attempt = 0; attempt < SWAP_ATTEMPTS; attempt++) {
     if (!w.isLeader) throw new Error('no longer the controller');
     const cached = attempt === 0 && w.known !== null;
