@@ -14,9 +14,13 @@ const TICK_MS = 250;
 const openStreams = new Set<SseStream>();
 let ticker: NodeJS.Timeout | null = null;
 
-function tick(): void {
-  const now = Date.now();
+/** One visit of every open stream (the ticker's; a test passes its own clock). */
+export function visitOpenStreams(now = Date.now()): void {
   for (const stream of openStreams) stream.onTick(now);
+}
+
+function tick(): void {
+  visitOpenStreams();
 }
 
 function track(stream: SseStream): void {
@@ -47,7 +51,11 @@ export class SseStream {
       ...headers,
     ]);
     const now = Date.now();
-    this.nextKeepalive = now + KEEPALIVE_MS;
+    // The first keep-alive falls somewhere in the second half of the interval, and each after it
+    // a whole interval later: streams opened together (a fleet of agents parking its waits at
+    // once) would otherwise all write theirs in the same tick, every 15 s, on the loop that
+    // answers everyone (5,000 parked watch_email calls: 5,000 writes in one turn).
+    this.nextKeepalive = now + KEEPALIVE_MS - Math.floor(Math.random() * (KEEPALIVE_MS / 2));
     this.closesAt = now + capMs;
     track(this);
     ex.signal.addEventListener('abort', this);
