@@ -8,7 +8,7 @@ import { fail, MailcueError } from '../errors/registry.js';
 import { isBearerKind, parseCredential, type BearerKind, type ParsedCredential } from '../security/credentials.js';
 import { callerOf } from '../services/scope.js';
 import type { Caller, Deps } from '../services/deps.js';
-import type { AdmittedEntry } from '../security/admitted-credentials.js';
+import { ADMITTED_MAX, type AdmittedEntry } from '../security/admitted-credentials.js';
 import type { ReturnedLease } from '../security/admission-leases.js';
 import type { Exchange } from './http/exchange.js';
 
@@ -17,8 +17,8 @@ import type { Exchange } from './http/exchange.js';
  * request. Only credentials that passed admission are kept: forged ones cannot churn it.
  */
 const parsedCredentials = new Map<string, ParsedCredential>();
-/** As many as the admitted cache holds (admitted-credentials.ts). */
-const PARSED_CREDENTIALS_MAX = 100_000;
+/** As many as the admitted cache holds. */
+const PARSED_CREDENTIALS_MAX = ADMITTED_MAX;
 
 function parse(token: string): ParsedCredential | null {
   return parsedCredentials.get(token) ?? parseCredential(token);

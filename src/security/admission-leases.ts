@@ -8,6 +8,7 @@
 import type { LeaseReturn, Meter } from '../contract/commands.js';
 import type { Admission } from '../contract/results.js';
 import { MailcueError, type ErrorCode } from '../errors/registry.js';
+import { ADMITTED_MAX } from './admitted-credentials.js';
 
 /**
  * A credential admitted by its shard this recently is busy here: its next admission asks for a
@@ -23,7 +24,7 @@ const WINDOW_MARGIN_MS = 250;
 /** Sessions a lease marks active before the shard must hear of them. */
 const MAX_SESSIONS = 256;
 /** Credentials whose asking is tracked: as many as the admitted cache holds. */
-const MAX_TRACKED = 100_000;
+const MAX_TRACKED = ADMITTED_MAX;
 
 type LeasedKind = Exclude<Meter, { kind: 'none' }>['kind'];
 const LEASED_KINDS: readonly LeasedKind[] = ['rest', 'tool'];
