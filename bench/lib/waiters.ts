@@ -3,7 +3,7 @@
 // wake-latency, mails sent over SMTP from this same process, so the end of DATA and the waiter's
 // answer are timed on one clock.
 import net from 'node:net';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { smallMail } from './mails.js';
 import { SmtpConnection } from './smtp-client.js';
 import { Samples, type Percentiles } from './stats.js';
@@ -19,6 +19,10 @@ interface Waiter {
   wokeAt: number;
   /** With `repark`: the request sent again on the same connection when the wait times out. */
   again: string | null;
+  /** When the socket connected and how many answers it has had: an error names the phase it ended in. */
+  connectedAt: number;
+  answers: number;
+  answeredAt: number;
 }
 
 export interface ParkParams {
@@ -65,6 +69,9 @@ export interface WakeResult {
 }
 
 const BATCH_WAIT_MS = 15_000;
+/** This process's event-loop delay: a reset after a stall here is the client's doing, not the service's. */
+const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+loopDelay.enable();
 const WOKEN = /"timed_out":\s*false/;
 const TIMED_OUT = /"timed_out":\s*true/;
 
@@ -75,6 +82,9 @@ class Waiters {
   private rpcId = 0;
   private firstError: string | null = null;
   private errors = 0;
+  /** Re-parked waits sent again on a new connection (see connect()), and why the last one was. */
+  private reconnects = 0;
+  private lastReconnect: string | null = null;
   onWake: ((w: Waiter) => void) | null = null;
 
   private async openSessions(port: number, key: string, n: number): Promise<string[]> {
@@ -116,6 +126,8 @@ class Waiters {
     } else if (TIMED_OUT.test(w.buf)) {
       if (w.again !== null) {
         w.buf = '';
+        w.answers++;
+        w.answeredAt = performance.now();
         w.socket.write(w.again);
       } else {
         w.state = 'timed_out';
@@ -130,10 +142,47 @@ class Waiters {
     if (w.state !== 'pending') return;
     w.state = 'error';
     this.errors++;
-    this.firstError ??= why;
+    // The first few, so a handful of failures shows whether they share a phase.
+    if (this.errors <= 5) this.firstError = this.firstError === null ? why : `${this.firstError} | ${why}`;
   }
 
-  async park(p: ParkParams): Promise<{ opened: number; errors: number; first_error: string | null }> {
+  /**
+   * Opens `w`'s connection and sends `request` on it. A re-parked wait whose connection was reset
+   * before any byte of its answer came back is sent again on a new connection, as HTTP clients do
+   * with a keep-alive connection the server closed while idle (uWS closes one 10 s after an answer
+   * when no next request has been read; on a machine loaded with 100,000 sockets that can pass
+   * between the answer and the client's next request). Counted in `reconnects`, not as an error.
+   */
+  private connect(w: Waiter, port: number, localAddress: string, request: string, connected: () => void, failed: () => void): void {
+    const socket = net.connect({ host: '127.0.0.1', port, localAddress });
+    w.socket = socket;
+    socket.setNoDelay(true);
+    socket.once('connect', () => {
+      w.connectedAt = performance.now();
+      socket.write(request);
+      connected();
+    });
+    socket.on('data', (c: Buffer) => this.onData(w, c));
+    socket.on('error', (err) => {
+      if (w.state === 'pending' && w.answers > 0 && w.buf.length === 0 && w.again !== null) {
+        this.reconnects++;
+        const idle = Math.round(performance.now() - w.answeredAt);
+        this.lastReconnect = `${err.message} ${idle} ms after the last timed-out answer`;
+        socket.removeAllListeners('close');
+        this.connect(w, port, localAddress, w.again, () => undefined, () => undefined);
+        return;
+      }
+      const phase = w.connectedAt === 0 ? 'before connecting'
+        : `${Math.round(performance.now() - w.connectedAt)} ms after connecting, after ${w.answers} timed-out answer(s), ${w.buf.length} bytes of the current one`;
+      this.fail(w, `socket: ${err.message} (${phase}, to port ${port} from ${localAddress})`);
+      failed();
+    });
+    socket.on('close', () => {
+      if (w.state === 'pending') w.state = 'closed';
+    });
+  }
+
+  async park(p: ParkParams): Promise<{ opened: number; errors: number; first_error: string | null; reconnects: number; last_reconnect: string | null; loop_delay_max_ms: number }> {
     const deadline = Date.now() + p.timeLimitMs;
     const mcpCount = Math.round(p.count * p.mcpShare);
     const perPort = Math.ceil(mcpCount / p.ports.length);
@@ -156,31 +205,22 @@ class Waiters {
         const kind: Kind = p.mcpShare > 0 && Math.floor((j + 1) * p.mcpShare) > Math.floor(j * p.mcpShare) ? 'mcp' : 'rest';
         const ss = sessions.get(port);
         const session = kind === 'mcp' ? ss![j % ss!.length] : undefined;
-        const socket = net.connect({ host: '127.0.0.1', port, localAddress: p.localAddresses[g % p.localAddresses.length] });
         const request = this.request(kind, port, p.key, inbox, p.timeoutS, session);
-        const w: Waiter = { socket, inbox, kind, buf: '', state: 'pending', wokeAt: 0, again: p.repark && kind === 'rest' ? request : null };
+        const w: Waiter = {
+          socket: null as unknown as net.Socket, inbox, kind, buf: '', state: 'pending', wokeAt: 0, again: p.repark && kind === 'rest' ? request : null, connectedAt: 0, answers: 0, answeredAt: 0,
+        };
         this.all.push(w);
         let list = this.byInbox.get(inbox);
         if (!list) this.byInbox.set(inbox, (list = []));
         list.push(w);
-        socket.setNoDelay(true);
-        socket.once('connect', () => {
-          socket.write(request);
+        this.connect(w, port, p.localAddresses[g % p.localAddresses.length]!, request, () => {
           opened++;
           resolve();
-        });
-        socket.on('data', (c: Buffer) => this.onData(w, c));
-        socket.on('error', (err) => {
-          this.fail(w, `socket: ${err.message}`);
-          resolve();
-        });
-        socket.on('close', () => {
-          if (w.state === 'pending') w.state = 'closed';
-        });
+        }, resolve);
       })))]);
       clearTimeout(batchTimer);
     }
-    return { opened, errors: this.errors, first_error: this.firstError };
+    return { opened, errors: this.errors, first_error: this.firstError, reconnects: this.reconnects, last_reconnect: this.lastReconnect, loop_delay_max_ms: Math.round(loopDelay.max / 1e6) };
   }
 
   async sendAndMeasure(p: WakeParams): Promise<WakeResult> {
