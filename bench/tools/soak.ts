@@ -7,10 +7,12 @@
 // the growth of the dir over the last third, while the live data is level (target: flat). Live
 // data is each kept mail's raw source plus the message as GET …/messages/{id} shows it. An empty
 // data dir already takes 1-2 MB (LMDB's pages of each database), so only a long run's ratio tells.
+// The report ends with each database's pages (db-usage.ts), so a dir that outgrows its data names why.
 // Full: 60 minutes at 150 ops/s; quick: 2 minutes. Bounded in time and in requests in flight.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { numberArg } from '../lib/args.js';
+import { dataDirUsage } from '../lib/db-usage.js';
 import { Mailcue } from '../lib/mailcue.js';
 import { smallMail } from '../lib/mails.js';
 import { jsonRequest } from '../lib/net-util.js';
@@ -114,7 +116,7 @@ async function main(): Promise<void> {
       commit: git('rev-parse', 'HEAD'), date: new Date().toISOString(), quick: QUICK, minutes: MINUTES, rate_ops_per_s: RATE, keep_s: KEEP_S,
       achieved_ops_per_s: Math.round(((cycles * OPS_PER_CYCLE) / (MINUTES * 60)) * 10) / 10, cycles, errors, first_error: firstError, mail_bytes: mailBytes,
       dir_mb: last.dir_mb, live_mb: last.live_mb, ratio: last.ratio, target_ratio: 1.5, met: last.ratio !== null && last.ratio <= 1.5,
-      last_third: { dir_mb_per_min: slope((s) => s.dir_mb), live_mb_per_min: slope((s) => s.live_mb) }, samples, tmp,
+      last_third: { dir_mb_per_min: slope((s) => s.dir_mb), live_mb_per_min: slope((s) => s.live_mb) }, usage: dataDirUsage(mc.dataDir), samples, tmp,
     }, started, log);
   } finally {
     await mc.stop();
