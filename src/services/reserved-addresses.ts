@@ -3,8 +3,10 @@
 // Forum baseline requirements 3.2.2.4.4), where a tenant would otherwise receive another's mail.
 
 const RESERVED_LOCAL_PARTS = new Set([
-  'admin', 'administrator', 'hostmaster', 'postmaster', 'webmaster', 'abuse', 'security', 'root',
-  'ssl-admin', 'ssladmin', 'info', 'noc',
+  // Certificate authorities' domain validation.
+  'admin', 'administrator', 'hostmaster', 'postmaster', 'webmaster', 'root', 'ssl-admin', 'ssladmin',
+  // RFC 2142: business (§3), network operations (§4) and services (§5).
+  'info', 'marketing', 'sales', 'support', 'abuse', 'noc', 'security', 'usenet', 'news', 'www', 'uucp', 'ftp',
 ]);
 
 /** Whether the local part (before "+" sub-addressing, any case) is a reserved role name. */

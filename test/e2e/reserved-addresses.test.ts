@@ -15,7 +15,7 @@ test.after.always(async () => {
 
 test('reserved addresses - role local parts are refused on a service domain with 403 address_reserved', async (t) => {
   const { api_key } = await svc.createAccount('free');
-  for (const local of ['postmaster', 'Admin', 'hostmaster', 'webmaster', 'abuse', 'root', 'security', 'ssladmin', 'ssl-admin', 'administrator', 'info', 'noc', 'admin+ca']) {
+  for (const local of ['postmaster', 'Admin', 'hostmaster', 'webmaster', 'abuse', 'root', 'security', 'ssladmin', 'ssl-admin', 'administrator', 'info', 'noc', 'Support', 'sales', 'marketing', 'www', 'ftp', 'news', 'usenet', 'uucp', 'admin+ca']) {
     const res = await svc.api(api_key, 'POST', '/v1/inboxes', { address: `${local}@mailcue.test` });
     t.is(res.status, 403, local);
     const body = (await res.json()) as Json;
