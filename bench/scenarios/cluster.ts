@@ -45,7 +45,7 @@ async function withCluster<T>(ctx: Context, run: (mc: Mailcue, ns: Ns) => Promis
   const etcdServer = await startEtcd(path.join(ctx.tmp, `etcd-${Date.now()}`));
   try {
     const mc = await Mailcue.start({
-      etcd: etcdServer.endpoint, shards: SHARDS, fronts: 1,
+      etcd: etcdServer.endpoint, shards: SHARDS, fronts: 1, nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean),
       env: { MAILCUE_REPLICAS: String(REPLICAS), MAILCUE_MIN_INSYNC: String(MIN_INSYNC), MAILCUE_LOG_LEVEL: 'warn' },
     });
     const etcd = connectEtcd({ endpoints: [etcdServer.endpoint], prefix: mc.etcdPrefix! });
