@@ -53,7 +53,7 @@ const { started, log, tmp } = benchSession('reshard');
 type Etcd = ReturnType<typeof connectEtcd>;
 
 /** A shard's "slot moved" line: `bytes` is the snapshot the new owner received. */
-interface Moved { slot: number; bytes: number; total_ms: number; paused_ms: number; from: string; to: string }
+interface Moved { slot: number; bytes: number; total_ms: number; paused_ms: number; pause_parts_ms?: Record<string, number>; from: string; to: string }
 
 /** The raw source and the parsed form of one small OTP mail: every stored message is a copy of it. */
 async function template(): Promise<{ raw: Buffer; parsed: Awaited<ReturnType<typeof parseMail>> }> {
@@ -237,6 +237,8 @@ async function main(): Promise<void> {
       move_ms: dist(moved.map((m) => m.total_ms)), move_bytes: dist(moved.map((m) => m.bytes)),
       move_bytes_per_s: dist(moved.map((m) => (m.total_ms > 0 ? Math.round((m.bytes / m.total_ms) * 1000) : 0))),
       write_pause_ms: dist(moved.map((m) => m.paused_ms)),
+      // Where the pause goes: p50 and p99 of each part (freeze call, last entries, map switch, release call).
+      write_pause_parts_ms: Object.fromEntries(['freeze', 'apply', 'switch', 'release'].map((k) => [k, dist(moved.map((m) => m.pause_parts_ms?.[k] ?? 0))])),
       slowest_move: moved.reduce<Moved | null>((a, m) => (!a || m.total_ms > a.total_ms ? m : a), null),
       longest_pause: moved.reduce<Moved | null>((a, m) => (!a || m.paused_ms > a.paused_ms ? m : a), null),
       writer: probed, server_cpu_cores: round(serverCpu / seconds, 2), machine_cpu_cores: round(machineCpu / seconds, 2),

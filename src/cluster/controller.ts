@@ -28,8 +28,13 @@ const FAILOVER_ATTEMPTS = 10;
  * first assignment, so shards started together each get their share without a single move.
  */
 const FRESH_SETTLE_MS = 2000;
-/** Slot moves run at once (each in its own map transactions, compared by revision). */
-const MOVE_CONCURRENCY = 4;
+/**
+ * Slot moves run one at a time. A slot's write pause (freeze → release, DESIGN §8: at most 100 ms)
+ * is four calls and an etcd transaction, each slowed by whatever else the shards do: with 4 moves
+ * copying beside it the pause was p50 94-100 ms (`npm run bench:reshard -- --quick`, 3 → 4 shards,
+ * 244 slots), with 2 55 ms, with 1 41-42 ms; the rebalance took 13 s, 14 s and 18-20 s.
+ */
+const MOVE_CONCURRENCY = 1;
 /** Move progress goes to etcd at most this often (status readers poll it). */
 const PUBLISH_INTERVAL_MS = 250;
 

@@ -34,6 +34,8 @@ export interface MoveTimings {
   total_ms: number;
   /** Between freeze and release: how long writes to the slot waited. */
   paused_ms: number;
+  /** The pause's parts: the freeze call, the new owner's last entries, the map switch, the release call. */
+  pause_parts_ms: { freeze: number; apply: number; switch: number; release: number };
 }
 
 export class GrpcSlotMover implements MoveRunner {
@@ -98,8 +100,10 @@ export class GrpcSlotMover implements MoveRunner {
     progress(0.9);
     const pauseStart = performance.now();
     const frozen = await from.call({ type: 'slot.freeze', slot, epoch: this.view.entry(slot).epoch }, { timeoutMs: CALL_TIMEOUT_MS });
+    const parts = { freeze: Math.round(performance.now() - pauseStart), apply: 0, switch: 0, release: 0 };
     let switched = false;
     try {
+      let t = performance.now();
       const until = Date.now() + FINAL_APPLY_MS;
       for (;;) {
         const theirs = await this.position(move.to, slot);
@@ -107,13 +111,18 @@ export class GrpcSlotMover implements MoveRunner {
         if (Date.now() > until) throw new Error(`slot ${slot}: ${move.to} did not apply the last entries in ${FINAL_APPLY_MS} ms`);
         await new Promise((r) => setTimeout(r, 2));
       }
+      parts.apply = Math.round(performance.now() - t);
+      t = performance.now();
       await steps.switchOwner(true);
+      parts.switch = Math.round(performance.now() - t);
       switched = true;
     } finally {
+      const t = performance.now();
       await from.call({ type: 'slot.release', slot, switched, epoch: frozen.epoch, keep: true }, { timeoutMs: CALL_TIMEOUT_MS });
+      parts.release = Math.round(performance.now() - t);
     }
     const end = performance.now();
-    const timings = { slot, bytes: copied, total_ms: Math.round(end - started), paused_ms: Math.round(end - pauseStart) };
+    const timings = { slot, bytes: copied, total_ms: Math.round(end - started), paused_ms: Math.round(end - pauseStart), pause_parts_ms: parts };
     this.history.push(timings);
     if (this.history.length > 1024) this.history.shift();
     this.onMoved({ ...timings, from: move.from, to: move.to });
