@@ -68,6 +68,8 @@ export class Controller implements MapWriter {
   known: VersionedMap | null = null;
   electionKey: string | undefined;
   private lastPublish = 0;
+  /** A publish the interval held back, due when it ends. */
+  private publishTimer: NodeJS.Timeout | null = null;
   private membersChangedAt = 0;
   private settleTimer: NodeJS.Timeout | null = null;
   /** Ends the rest of a pass that waits to look at the copies again. */
@@ -168,6 +170,8 @@ export class Controller implements MapWriter {
 
   private async stepDown(): Promise<void> {
     this.leading = false;
+    if (this.publishTimer) clearTimeout(this.publishTimer);
+    this.publishTimer = null;
     const watches = this.watches;
     this.watches = [];
     await closeAll(watches);
@@ -257,8 +261,7 @@ export class Controller implements MapWriter {
     const data = moves.filter((m) => m.from !== null && liveSet.has(m.from) && map[m.slot]!.primary === m.from);
     this.moves = data.map((m) => ({ ...m, state: 'pending', progress: 0 }));
     await this.publishMoves(true);
-    // A few moves at once: each waits mostly on etcd and on its slot's shards, so a rejoin or a drain
-    // (hundreds of slots) takes a fraction of the time; each still pauses only its own slot.
+    // MOVE_CONCURRENCY at once (one: see there); each pauses only its own slot.
     let next = 0;
     const mover = async () => {
       while (next < this.moves.length) {
@@ -375,9 +378,20 @@ export class Controller implements MapWriter {
 
   private async publishMoves(force = false): Promise<void> {
     if (!this.leading) return;
-    const now = Date.now();
-    if (!force && now - this.lastPublish < PUBLISH_INTERVAL_MS) return;
-    this.lastPublish = now;
+    const wait = PUBLISH_INTERVAL_MS - (Date.now() - this.lastPublish);
+    if (!force && wait > 0) {
+      // Held back, not dropped: the state is published when the interval ends. Moves one at a time
+      // otherwise published only as one ended (and the next was still pending), so status never
+      // showed a move in progress.
+      this.publishTimer ??= setTimeout(() => {
+        this.publishTimer = null;
+        this.publishMoves().catch((err: unknown) => this.log.warn({ err: String(err) }, 'could not publish the moves'));
+      }, wait).unref();
+      return;
+    }
+    if (this.publishTimer) clearTimeout(this.publishTimer);
+    this.publishTimer = null;
+    this.lastPublish = Date.now();
     await this.ns.put(MOVES_KEY).value(JSON.stringify(this.moves.filter((m) => m.state !== 'done')));
   }
 

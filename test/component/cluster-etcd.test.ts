@@ -4,7 +4,7 @@ import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { balanceBounds, type Move } from '../../src/cluster/assignment.js';
 import { Controller } from '../../src/cluster/controller.js';
-import type { MoveRunner, MoveSteps } from '../../src/cluster/moves.js';
+import { readMoves, type MoveRunner, type MoveSteps } from '../../src/cluster/moves.js';
 import { requestDrain } from '../../src/cluster/drain.js';
 import { connectEtcd, type EtcdHandle } from '../../src/cluster/etcd.js';
 import { MemberRegistration, readMembers } from '../../src/cluster/members.js';
@@ -86,6 +86,23 @@ class KeepingRunner extends RecordingRunner {
     await steps.addFollower();
     await inSync(this.store, move.slot, move.to);
     await steps.switchOwner(true);
+  }
+}
+
+/** Holds its first move until go(): what the published status shows of a move in progress. */
+class HeldRunner extends RecordingRunner {
+  private release: () => void = () => undefined;
+  private readonly held = new Promise<void>((resolve) => (this.release = resolve));
+  private first = true;
+  override async run(move: Move, steps: MoveSteps, progress: (f: number) => void): Promise<void> {
+    if (this.first) {
+      this.first = false;
+      await this.held;
+    }
+    await super.run(move, steps, progress);
+  }
+  go(): void {
+    this.release();
   }
 }
 
@@ -241,6 +258,26 @@ test('controller - elected alone, it hands every slot out; a joiner gets its sha
   t.is((await readClusterStatus(client(prefix).ns, 1)).members[0]!.state, 'draining');
   await c.stop();
   for (const r of regs) await r.close();
+});
+
+test('controller - the published moves show the one in progress (moves run one at a time, and a publish held back by the interval still lands)', async (t) => {
+  const prefix = newPrefix();
+  const runner = new HeldRunner(new SlotMapStore(client(prefix).ns));
+  const c = new Controller(client(prefix).ns, 's0', TTL_S, runner, quiet);
+  const regs = [await MemberRegistration.register(client(prefix).ns, { id: 's0', address: 'h:0', state: 'active' }, TTL_S, () => {})];
+  try {
+    c.start();
+    const store = new SlotMapStore(client(prefix).ns);
+    await until(async () => (await store.read()).map.every((e) => e.primary === 's0'), 'every slot owned', 60_000);
+    regs.push(await MemberRegistration.register(client(prefix).ns, { id: 's1', address: 'h:1', state: 'active' }, TTL_S, () => {}));
+    const shown = await until(async () => (await readMoves(client(prefix).ns)).find((m) => m.state === 'copying'), 'a move shown copying', 15_000)
+      .finally(() => runner.go());
+    t.is(shown.from, 's0');
+    t.is(shown.to, 's1');
+  } finally {
+    await c.stop();
+    for (const r of regs) await r.close();
+  }
 });
 
 test('controller - a move keeps the old primary as a follower only until it is one copy too many: every slot ends with exactly its copies', async (t) => {
