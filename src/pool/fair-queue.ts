@@ -69,4 +69,9 @@ export class FairQueue {
   get active(): number {
     return this.running;
   }
+
+  /** Tasks of one key waiting for a slot. */
+  waitingOf(key: string): number {
+    return this.queues.get(key)?.length ?? 0;
+  }
 }

@@ -86,6 +86,10 @@ class BoundedPool {
     return this.queue.waiting;
   }
 
+  waitingOf(account: string): number {
+    return this.queue.waitingOf(account);
+  }
+
   destroy(): Promise<void> {
     return this.pool.destroy();
   }
@@ -197,6 +201,11 @@ export class WorkPool {
   /** Tasks waiting for a parse thread, all accounts together. */
   get waiting(): number {
     return this.quick.waiting + (this.heavyPool?.waiting ?? 0);
+  }
+
+  /** Tasks of one account waiting for a parse thread (mails gathered into a batch not yet sent are not counted). */
+  waitingOf(account: string): number {
+    return this.quick.waitingOf(account) + (this.heavyPool?.waitingOf(account) ?? 0);
   }
 
   async close(): Promise<void> {
