@@ -24,10 +24,11 @@ const inFlight = new WeakMap<MapWriter, Promise<void>>();
 
 /**
  * One map change at the latest revision, retried while the map keeps changing under it; `change`
- * null: nothing to do. A writer's steps go one at a time: the map is one etcd key, and the moves
- * in flight together (4) that switched at once each lost the compare to another, read again and
- * retried, so a slot's write pause lasted several etcd round trips (p99 706-946 ms for 244 slots).
- * In turn, each step starts from the map the one before wrote and lands at its first try.
+ * null: nothing to do. A writer's steps go one at a time: the map is one etcd key, and 4 moves
+ * in flight together (before moves ran one at a time) that switched at once each lost the compare
+ * to another, read again and retried, so a slot's write pause lasted several etcd round trips
+ * (p99 706-946 ms for 244 slots). In turn, each step starts from the map the one before wrote and
+ * lands at its first try.
  */
 function step(w: MapWriter, slot: number, change: (map: SlotMap) => SlotMap | null): Promise<void> {
   const before = inFlight.get(w) ?? Promise.resolve();
