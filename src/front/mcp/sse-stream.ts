@@ -19,13 +19,9 @@ export function visitOpenStreams(now = Date.now()): void {
   for (const stream of openStreams) stream.onTick(now);
 }
 
-function tick(): void {
-  visitOpenStreams();
-}
-
 function track(stream: SseStream): void {
   openStreams.add(stream);
-  ticker ??= setInterval(tick, TICK_MS);
+  ticker ??= setInterval(visitOpenStreams, TICK_MS);
 }
 
 function untrack(stream: SseStream): void {
