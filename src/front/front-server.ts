@@ -1,18 +1,16 @@
 // The front tier: the HTTP service (http-tier.ts) on one or more event loops sharing the port
-// (MAILCUE_FRONT_THREADS, front-threads.ts), the SMTP ingress and the ops listener, all reaching
-// the shards only through the Cluster's gRPC streams.
-import type { Config, ShardAddress } from '../config/config.js';
-import { startSmtpIngress, type SmtpIngress } from '../ingress/smtp-ingress.js';
+// (MAILCUE_FRONT_THREADS, front-threads.ts), the SMTP ingress on a thread of its own
+// (ingress-thread.ts) and the ops listener, all reaching the shards only through gRPC channels.
+import type { Config } from '../config/config.js';
+import { IngressThread } from '../ingress/ingress-thread.js';
 import { reportBoundPorts, withBoundHttpPort } from '../obs/bound-ports.js';
 import type { Logger } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { WorkPool } from '../pool/work-pool.js';
-import { Cluster } from '../rpc/cluster.js';
-import type { LatencyObserver } from '../rpc/shard-client.js';
-import { followSlotMap } from '../rpc/slot-map-placement.js';
-import { loadTls } from '../rpc/tls.js';
+import type { Cluster } from '../rpc/cluster.js';
+import { connectShards, type ShardSource } from '../rpc/connect-shards.js';
 import type { Deps } from '../services/deps.js';
-import { FrontThreads, type ShardSource } from './front-threads.js';
+import { FrontThreads } from './front-threads.js';
 import { opsRoutes } from './http/ops-routes.js';
 import { Router } from './http/router.js';
 import { uWS, type TemplatedApp, type us_listen_socket } from './http/uws.js';
@@ -27,8 +25,6 @@ export interface Front {
   readonly deps: Deps;
   stop(): Promise<void>;
 }
-
-const SHARD_READY_TIMEOUT_MS = 30_000;
 
 export function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
   return new Promise((resolve, reject) => {
@@ -49,48 +45,62 @@ async function listenHttp(app: TemplatedApp, config: Config, shared: boolean): P
   return listen(app, config.host, port);
 }
 
-/** The shard channels of one front event loop, each thread its own. */
-export async function connectShards(config: Config, shards: ShardSource, log: Logger, observe: LatencyObserver): Promise<Cluster> {
-  const cluster = shards === 'slot-map' ? new Cluster((await followSlotMap(config, log))(observe)) : new Cluster(shards, observe, loadTls(config));
-  await cluster.waitForReady(SHARD_READY_TIMEOUT_MS);
-  return cluster;
-}
-
 export async function startFront(configured: Config, shards: ShardSource, log: Logger): Promise<Front> {
   const metrics = new Metrics();
-  const cluster = await connectShards(configured, shards, log, (command, seconds, ok) => metrics.shardCall(command, seconds, ok));
+  // The ingress thread boots (its modules, shard channels and parse pool) while this loop connects.
+  const ingress = IngressThread.start(configured, shards, log);
+  let cluster: Cluster | null = null;
+  let listenSocket: us_listen_socket | null = null;
+  let opsSocket: us_listen_socket | null = null;
+  let smtp: IngressThread | null = null;
+  try {
+    cluster = await connectShards(configured, shards, log, (command, seconds, ok) => metrics.shardCall(command, seconds, ok));
+    // /readyz answers 200 once the routes are added: by then the ingress takes mail too.
+    smtp = await ingress;
+  } catch (err) {
+    cluster?.close();
+    await ingress.then((started) => started.stop(), () => undefined);
+    throw err;
+  }
 
   // Bound before the routes are added, so that a front started on port 0 knows its own URL when
   // they read it; until then a request finds no route (the service is not ready yet).
   const app = uWS.App();
-  const listenSocket = await listenHttp(app, configured, configured.frontThreads > 1);
+  const threads = configured.frontThreads > 1 ? new FrontThreads(configured) : null;
+  try {
+    listenSocket = await listenHttp(app, configured, configured.frontThreads > 1);
+  } catch (err) {
+    cluster.close();
+    await smtp.stop();
+    throw err;
+  }
   const httpPort = uWS.us_socket_local_port(listenSocket);
   const config = withBoundHttpPort(configured, httpPort);
-  const pool = new WorkPool(config.poolThreads, (err) => log.warn({ err }, 'pool worker failed and was replaced'), config.parseTimeoutMs);
-
-  let smtp: SmtpIngress | null = null;
-  const threads = config.frontThreads > 1 ? new FrontThreads(config) : null;
-  const tier = startHttpTier(app, { config, cluster, pool, log, metrics, smtpPort: () => smtp?.port ?? 0, threads });
+  // Parsing is the ingress thread's; this pool serves a REST attachment download now and then, and
+  // starts its thread only then.
+  const pool = new WorkPool(1, (err) => log.warn({ err }, 'pool worker failed and was replaced'), undefined, true);
+  const smtpPort = smtp.port;
+  const tier = startHttpTier(app, { config, cluster, pool, log, metrics, smtpPort: () => smtpPort, threads });
   const { deps } = tier;
 
   const opsApp = uWS.App();
   const opsRouter = new Router(opsApp, { onError: (ex, err) => sendRestError(ex, err, log) });
-  opsRoutes(opsRouter, deps, metrics, () => threads?.metrics() ?? Promise.resolve([]));
+  const ingressThread = smtp;
+  opsRoutes(opsRouter, deps, metrics, async () => [...(await threads?.metrics() ?? []), await ingressThread.metrics()]);
   opsRouter.notFound();
 
-  let opsSocket: us_listen_socket | null = null;
   try {
     opsSocket = await listen(opsApp, config.opsHost, config.opsPort);
-    smtp = await startSmtpIngress(deps, metrics);
-    await threads?.start(config, shards, httpPort, smtp.port, log);
+    await threads?.start(config, shards, httpPort, smtpPort, log);
   } catch (err) {
     uWS.us_listen_socket_close(listenSocket);
     if (opsSocket) uWS.us_listen_socket_close(opsSocket);
-    await smtp?.close();
+    await Promise.all([tier.stop(), smtp.stop()]);
+    cluster.close();
+    await pool.close();
     throw err;
   }
   const opsPort = uWS.us_socket_local_port(opsSocket);
-  const smtpPort = smtp.port;
   reportBoundPorts(config, { http: httpPort, smtp: smtpPort, ops: opsPort });
   log.info({ http_port: httpPort, smtp_port: smtpPort, ops: `${config.opsHost}:${opsPort}`, shards: cluster.shards.length, front_threads: config.frontThreads }, 'mailcue front ready');
   if (!config.adminToken) log.info('admin API off (set MAILCUE_ADMIN_TOKEN); create accounts with: npx mailcue admin create-account --plan growth');
@@ -104,10 +114,10 @@ export async function startFront(configured: Config, shards: ShardSource, log: L
     async stop() {
       uWS.us_listen_socket_close(listenSocket);
       uWS.us_listen_socket_close(opsSocket);
-      const smtpClosed = smtp!.close();
+      const smtpClosed = ingressThread.stop();
       await Promise.all([threads?.stop(), tier.stop()]);
       await smtpClosed;
-      cluster.close();
+      cluster!.close();
       await pool.close();
     },
   };

@@ -8,16 +8,16 @@
 // every thread's registry.
 import { randomUUID } from 'node:crypto';
 import { MessagePort, Worker } from 'node:worker_threads';
-import type { Config, ShardAddress } from '../config/config.js';
+import type { Config } from '../config/config.js';
 import type { Logger } from '../obs/logger.js';
 import type { ThreadMetrics } from '../obs/metrics.js';
+import { WorkerMetrics } from '../obs/thread-metrics.js';
+import type { ShardSource } from '../rpc/connect-shards.js';
 import type { AuthorizeWindow } from './oauth/flow-routes.js';
 import { PerIpWindow } from './oauth/per-ip-window.js';
 import type { SessionStream } from './mcp/session-stream.js';
 import type { FrontThreadLink } from './thread-link.js';
 
-/** Where a front finds its shards: a static map, or (cluster mode) the slot map in etcd. */
-export type ShardSource = readonly ShardAddress[] | 'slot-map';
 
 /** What a worker thread is started with. */
 export interface FrontThreadData {
@@ -101,23 +101,13 @@ abstract class ThreadLinkBase implements FrontThreadLink {
   abstract readonly authorizeWindow: AuthorizeWindow;
 }
 
-const METRICS_TIMEOUT_MS = 2_000;
 const STOP_TIMEOUT_MS = 8_000;
 
 /** The first thread: starts the others, carries frames between them, keeps the per-IP window. */
 export class FrontThreads extends ThreadLinkBase {
   readonly authorizeWindow: PerIpWindow;
   private readonly workers: Worker[] = [];
-  private nextId = 1;
-  private readonly metricsWanted = new Map<number, (json: ThreadMetrics | null) => void>();
-  /**
-   * Each worker's last answer: a scrape that a busy worker does not answer in time reuses it, so
-   * its counters never seem to fall back (a Prometheus rate would read that as a reset); its
-   * gauges are then as old as that answer.
-   */
-  private readonly lastMetrics = new Map<Worker, ThreadMetrics>();
-  /** Workers that exited: a scrape neither waits for them nor repeats their last answer. */
-  private readonly exited = new Set<Worker>();
+  private readonly workerMetrics = new WorkerMetrics();
 
   constructor(config: Config) {
     super(randomUUID(), 0);
@@ -150,8 +140,7 @@ export class FrontThreads extends ThreadLinkBase {
         reject(err);
       });
       worker.once('exit', (code) => {
-        this.exited.add(worker);
-        this.lastMetrics.delete(worker);
+        this.workerMetrics.exited(worker);
         reject(new Error(`front thread ${data.index} exited (${code})`));
       });
     });
@@ -166,9 +155,7 @@ export class FrontThreads extends ThreadLinkBase {
         worker.postMessage({ t: 'ip_wait', id: m.id, wait: this.authorizeWindow.take(m.ip) } satisfies ThreadMessage);
         return;
       case 'metrics_json':
-        // Kept even when it comes after its scrape gave up waiting: the next late scrape reuses it.
-        this.lastMetrics.set(worker, m.json);
-        this.metricsWanted.get(m.id)?.(m.json);
+        this.workerMetrics.answered(worker, m.id, m.json);
         return;
     }
   }
@@ -180,21 +167,7 @@ export class FrontThreads extends ThreadLinkBase {
 
   /** Every worker thread's metrics (prom-client JSON), for /metrics to add up with the first's. */
   metrics(): Promise<ThreadMetrics[]> {
-    return Promise.all(this.workers.map((worker) => new Promise<ThreadMetrics>((resolve) => {
-      if (this.exited.has(worker)) {
-        resolve([]);
-        return;
-      }
-      const id = this.nextId++;
-      const timer = setTimeout(() => done(null), METRICS_TIMEOUT_MS);
-      const done = (json: ThreadMetrics | null) => {
-        clearTimeout(timer);
-        this.metricsWanted.delete(id);
-        resolve(json ?? this.lastMetrics.get(worker) ?? []);
-      };
-      this.metricsWanted.set(id, done);
-      worker.postMessage({ t: 'metrics', id } satisfies ThreadMessage);
-    })));
+    return Promise.all(this.workers.map((worker) => this.workerMetrics.ask(worker)));
   }
 
   /** Each worker thread stops as a front does (its parked long-polls answered), then exits. */

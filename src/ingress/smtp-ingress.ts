@@ -143,7 +143,7 @@ export interface SmtpIngress {
 }
 
 /** Recipients grouped by the shard that owns them: one delivery (one stored copy) per shard (per slot in an etcd cluster). */
-function byShard(deps: Deps, recipients: string[]): string[][] {
+function byShard(deps: IngressDeps, recipients: string[]): string[][] {
   const groups = new Map<number | string, string[]>();
   for (const address of recipients) {
     const shard = deps.cluster.deliveryGroup(address);
@@ -215,7 +215,10 @@ async function withinLimits(quota: StorageQuota, owners: RecipientOwners, envelo
   return { recipients, full, maxMessages };
 }
 
-export async function startSmtpIngress(deps: Deps, metrics: Metrics): Promise<SmtpIngress> {
+/** What the ingress uses of a front's dependencies: it runs on its own thread (ingress-thread.ts). */
+export type IngressDeps = Pick<Deps, 'config' | 'cluster' | 'pool' | 'log'>;
+
+export async function startSmtpIngress(deps: IngressDeps, metrics: Metrics): Promise<SmtpIngress> {
   const { config, cluster, pool, log } = deps;
   const recent = new RecentRecipients(RECIPIENT_CACHE_MS, RECIPIENT_CACHE_SIZE);
   const budget = new InflightBudget(config.smtpMaxInflightBytes, config.smtpMaxInflightBytesPerIp, (inUse) => metrics.smtpInflightBytes.set(inUse));
