@@ -4,6 +4,7 @@
 // retry is not stored twice (ingest-digest.ts); 250 is answered only after every shard has
 // committed it to LMDB.
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
+import type { Hash } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { errorSpec, type ErrorCode } from '../errors/registry.js';
 import type { Metrics } from '../obs/metrics.js';
@@ -12,7 +13,7 @@ import { normalizeAddress } from '../services/validate.js';
 import type { ParsedMessage, ParsedWithParts } from '../contract/model.js';
 import type { DeliverResult } from '../contract/results.js';
 import { unverified } from '../contract/authentication.js';
-import { ingestDigest } from './ingest-digest.js';
+import { ingestHasher } from './ingest-digest.js';
 import { MailAuthenticator } from './mail-auth.js';
 import { ConnectionsPerIp, InflightBudget, readBounded } from './smtp-limits.js';
 import { clientKey } from '../security/client-key.js';
@@ -130,6 +131,18 @@ function declaredSize(session: SMTPServerSession): number {
   const from = session.envelope.mailFrom as (SMTPServerAddress & { args?: Record<string, string> }) | false;
   const size = from ? Number(from.args?.SIZE) : NaN;
   return Number.isSafeInteger(size) && size > 0 ? size : 0;
+}
+
+/**
+ * The ingest digest of the transaction, hashed as DATA arrives; an envelope address with a line
+ * break (no SMTP command line carries one) is an error that fails the message (451) once DATA is read.
+ */
+function hasherOf(envelope: Envelope, named: NamedRecipients): Hash | Error {
+  try {
+    return ingestHasher(envelope.mailFrom ? envelope.mailFrom.address : '', named.of(envelope));
+  } catch (err) {
+    return err as Error;
+  }
 }
 
 const FULL_TEXT: Record<'inbox' | 'account', string> = {
@@ -297,8 +310,10 @@ export async function startSmtpIngress(deps: IngressDeps, metrics: Metrics): Pro
       const client = clientKey(session.remoteAddress);
       // The bytes stay counted until delivery and sender authentication are both done with them.
       let authDone: Promise<unknown> = Promise.resolve();
+      const { envelope } = session;
       void (async () => {
-        const read = await readBounded(stream, config.maxMessageBytes, budget, client);
+        const hash = hasherOf(envelope, named);
+        const read = await readBounded(stream, config.maxMessageBytes, budget, client, hash instanceof Error ? undefined : (chunk) => hash.update(chunk));
         if (read.kind === 'too_large') {
           metrics.smtpRejected.inc({ reason: 'too_large' });
           return callback(smtpError('payload_too_large', `Message exceeds the ${config.maxMessageBytes} byte limit`));
@@ -309,8 +324,8 @@ export async function startSmtpIngress(deps: IngressDeps, metrics: Metrics): Pro
         }
         held = read.held;
         const { raw } = read;
-        const { envelope } = session;
-        const digest = ingestDigest(raw, envelope.mailFrom ? envelope.mailFrom.address : '', named.of(envelope));
+        if (hash instanceof Error) throw hash;
+        const digest = hash.digest('hex');
         const account = owners.first(envelope) ?? `ip:${client}`;
         const auth = authenticator.begin(raw, session, account);
         authDone = auth.final;

@@ -61,6 +61,8 @@ export interface Envelope {
   /** Fencing (DESIGN.md §8): the slot and the epoch the sender routed by; epoch 0 is unfenced. */
   slot?: number;
   epoch?: number;
+  /** On the first part of a command sent in parts: the whole command's length. */
+  total?: number;
 }
 
 export interface EnvelopeBatch {
@@ -105,29 +107,98 @@ export class Coalescer<T> {
   }
 }
 
-/** A body cut into parts of at most CHUNK_BYTES (views, no copies). */
-export function chunksOf(body: Uint8Array): Uint8Array[] {
+/**
+ * Parts of at most CHUNK_BYTES whose concatenation is that of `segments`: views of them, and a
+ * copy only for a part that spans two segments.
+ */
+export function partsOf(segments: readonly Uint8Array[]): Uint8Array[] {
   const parts: Uint8Array[] = [];
-  for (let at = 0; at < body.length; at += CHUNK_BYTES) parts.push(body.subarray(at, Math.min(at + CHUNK_BYTES, body.length)));
+  let pieces: Uint8Array[] = [];
+  let bytes = 0;
+  const cut = () => {
+    parts.push(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, bytes));
+    pieces = [];
+    bytes = 0;
+  };
+  for (const segment of segments) {
+    for (let at = 0; at < segment.length;) {
+      const take = Math.min(CHUNK_BYTES - bytes, segment.length - at);
+      pieces.push(segment.subarray(at, at + take));
+      bytes += take;
+      at += take;
+      if (bytes === CHUNK_BYTES) cut();
+    }
+  }
+  if (bytes > 0 || parts.length === 0) cut();
   return parts;
+}
+
+/**
+ * Pushes a body's parts one per turn of the event loop, the first with the body's length: a 10 MB
+ * body costs the sender's loop ten short stretches instead of one long one, and other requests go
+ * between them (issue 33). Stops as soon as `wanted()` is false (the stream broke, the request was
+ * cancelled).
+ */
+export function pushParts(parts: readonly Uint8Array[], push: (part: Uint8Array, more: boolean, total: number) => void, wanted: () => boolean): void {
+  const total = parts.reduce((n, part) => n + part.length, 0);
+  let i = 0;
+  const next = () => {
+    if (!wanted()) return;
+    const more = i < parts.length - 1;
+    push(parts[i]!, more, i === 0 ? total : 0);
+    i++;
+    if (more) setImmediate(next);
+  };
+  next();
+}
+
+/** The largest announced total a receiver sets a buffer aside for; a larger body is joined at the end. */
+const MAX_PLACED_BYTES = 64 * 1024 * 1024;
+
+/** One body arriving in parts: copied into place as they come when its length was announced. */
+class Joining {
+  private readonly whole: Buffer | null;
+  private at = 0;
+  private readonly list: Uint8Array[] = [];
+
+  constructor(first: Uint8Array, total: number) {
+    this.whole = total > first.length && total <= MAX_PLACED_BYTES ? Buffer.allocUnsafeSlow(total) : null;
+    this.add(first);
+  }
+
+  add(part: Uint8Array): void {
+    if (this.whole && this.list.length === 0 && this.at + part.length <= this.whole.length) {
+      this.whole.set(part, this.at);
+      this.at += part.length;
+    } else {
+      // Not the announced length after all: the rest is joined at the end.
+      if (this.whole && this.list.length === 0) this.list.push(this.whole.subarray(0, this.at));
+      this.list.push(part);
+    }
+  }
+
+  finish(): Uint8Array {
+    if (this.whole && this.list.length === 0 && this.at === this.whole.length) return this.whole;
+    return Buffer.concat(this.list.length > 0 ? this.list : [this.whole!.subarray(0, this.at)]);
+  }
 }
 
 /** Joins the parts of chunked bodies by request id. */
 export class Assembler {
-  private readonly parts = new Map<number, Uint8Array[]>();
+  private readonly parts = new Map<number, Joining>();
 
   /** The whole body once its last part is in; null while parts are still coming. */
-  add(id: number, part: Uint8Array, more: boolean): Uint8Array | null {
+  add(id: number, part: Uint8Array, more: boolean, total = 0): Uint8Array | null {
     const have = this.parts.get(id);
     if (more) {
-      if (have) have.push(part);
-      else this.parts.set(id, [part]);
+      if (have) have.add(part);
+      else this.parts.set(id, new Joining(part, total));
       return null;
     }
     if (!have) return part;
     this.parts.delete(id);
-    have.push(part);
-    return Buffer.concat(have);
+    have.add(part);
+    return have.finish();
   }
 
   /** True while some body is half received (the common path skips the table when false). */
@@ -152,6 +223,8 @@ export interface Reply {
   error: Failure | null;
   /** Set on every part of a chunked result but the last. */
   more?: boolean;
+  /** On the first part of a result sent in parts: the whole result's length. */
+  total?: number;
 }
 
 /** Plain msgpack maps (no shared record structures), so any process can read any envelope. */
@@ -183,6 +256,62 @@ function roughBytes(value: unknown, depth = 4): number {
  * front's loop beside a hostile sender). A large value gets a buffer of about its own size, and
  * the packing after it a small one again.
  */
+/** A msgpack length header: `short` below `shortBelow`, else a type byte and a 16- or 32-bit length. */
+function lengthHeader(n: number, shortBelow: number, short: () => Uint8Array, type16: number, type32: number): Uint8Array {
+  if (n < shortBelow) return short();
+  const wide = n >= 0x10000;
+  const header = Buffer.allocUnsafe(wide ? 5 : 3);
+  header[0] = wide ? type32 : type16;
+  if (wide) header.writeUInt32BE(n, 1);
+  else header.writeUInt16BE(n, 1);
+  return header;
+}
+
+/** msgpack's header of a byte string of `n` bytes (bin 8/16/32), as msgpackr writes it. */
+const binHeader = (n: number) => lengthHeader(n, 0x100, () => Uint8Array.of(0xc4, n), 0xc5, 0xc6);
+/** msgpack's header of an array of `n` items (fixarray, array 16/32), as msgpackr writes it. */
+const arrayHeader = (n: number) => lengthHeader(n, 16, () => Uint8Array.of(0x90 | n), 0xdc, 0xdd);
+
+/** The byte fields packSegments leaves out of the packing: each a byte array or a list of them. */
+type ByteField = Uint8Array | readonly Uint8Array[];
+
+function isByteField(value: unknown): value is ByteField {
+  return value instanceof Uint8Array || (Array.isArray(value) && value.every((v) => v instanceof Uint8Array));
+}
+
+function fieldBytes(value: ByteField): number {
+  return value instanceof Uint8Array ? value.length : value.reduce((n, v) => n + v.length, 0);
+}
+
+/**
+ * msgpack of `value` as segments, its byte fields `keys` (a mail's raw source, its attachments'
+ * bytes) last and not copied: the rest is packed with each field empty, and each field's bytes
+ * follow as themselves behind their headers. The receiver unpacks them as any body (the same
+ * value); the sender's loop does not copy a 10 MB mail into a packing buffer (issue 33).
+ */
+export function packSegments(value: object, keys: readonly string[]): Uint8Array[] {
+  const record = value as Record<string, unknown>;
+  const fields = keys.filter((k) => isByteField(record[k]));
+  const large = fields.reduce((n, k) => n + fieldBytes(record[k] as ByteField), 0);
+  if (large < CHUNK_BYTES) return [packBody(value)];
+  const rest: Record<string, unknown> = {};
+  for (const k in record) if (!fields.includes(k)) rest[k] = record[k];
+  const segments: Uint8Array[] = [];
+  for (const k of fields) {
+    segments.push(packBody(k).slice());
+    const field = record[k] as ByteField;
+    if (field instanceof Uint8Array) segments.push(binHeader(field.length), field);
+    else {
+      segments.push(arrayHeader(field.length));
+      for (const bytes of field) segments.push(binHeader(bytes.length), bytes);
+    }
+  }
+  // The rest's map header counts the fields that follow it too.
+  const head = packBody({ ...rest, ...Object.fromEntries(fields.map((k) => [k, null])) });
+  const keysAndNulls = fields.reduce((n, k) => n + packBody(k).length + 1, 0);
+  return [head.subarray(0, head.length - keysAndNulls), ...segments];
+}
+
 export function packBody(value: unknown): Uint8Array {
   const rough = roughBytes(value);
   if (rough < LARGE_BODY_BYTES) return codec.pack(value);

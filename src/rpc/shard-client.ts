@@ -9,7 +9,7 @@ import type { CancelSignal } from '../util/cancel.js';
 import { positionAt } from '../util/ids.js';
 import { promised, type Sink } from '../util/sink.js';
 import { channelCredentials, channelOptions, type TlsMaterial } from './tls.js';
-import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, packBody, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
+import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, Coalescer, codec, grpc, packBody, packSegments, partsOf, pushParts, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 export interface CallOptions {
   /** Aborting sends a cancel envelope; the shard frees whatever the request parked. */
@@ -67,6 +67,8 @@ export class ShardClient {
   private readonly pending = new Map<number, Pending>();
   /** Results arriving in parts, by request id. */
   private readonly replyParts = new Assembler();
+  /** Commands whose parts are still being sent, each with the token of its sending (see send). */
+  private readonly sending = new Map<number, object>();
   private nextId = 1;
   private turn = 0;
   private readonly sweeper: NodeJS.Timeout;
@@ -130,7 +132,7 @@ export class ShardClient {
       if (p.resend) {
         replacement ??= this.stream();
         p.stream = replacement;
-        this.send(replacement, id, p.deadline, packBody(p.resend), p.slot, p.epoch);
+        this.send(replacement, id, p.deadline, [packBody(p.resend)], p.slot, p.epoch);
         p.resend = null;
         continue;
       }
@@ -139,16 +141,28 @@ export class ShardClient {
     }
   }
 
-  /** Queues a packed command: whole in the common case, in parts of CHUNK_BYTES when larger. */
-  private send(stream: Stream, id: number, deadline: number, packed: Uint8Array, slot: number, epoch: number): void {
-    if (packed.length <= CHUNK_BYTES) {
-      stream.out.push({ id, deadline_ms: deadline, command: packed, cancel: false, slot, epoch }, packed.length);
+  /**
+   * Queues a packed command (its segments, packSegments): whole in the common case, in parts of
+   * CHUNK_BYTES when larger, one part per turn of the loop (pushParts).
+   */
+  private send(stream: Stream, id: number, deadline: number, packed: Uint8Array[], slot: number, epoch: number): void {
+    if (packed.length === 1 && packed[0]!.length <= CHUNK_BYTES) {
+      stream.out.push({ id, deadline_ms: deadline, command: packed[0]!, cancel: false, slot, epoch }, packed[0]!.length);
       return;
     }
-    const parts = chunksOf(packed);
-    for (let i = 0; i < parts.length; i++) {
-      stream.out.push({ id, deadline_ms: deadline, command: parts[i]!, cancel: false, more: i < parts.length - 1, slot, epoch }, parts[i]!.length);
-    }
+    // A token of this sending: a resend of the same id on another stream is another sending.
+    const token = {};
+    this.sending.set(id, token);
+    const wanted = () => {
+      // Parts stop once the stream broke, the call was cancelled, or it settled (timed out).
+      if (stream.alive && this.sending.get(id) === token && this.pending.get(id)?.stream === stream) return true;
+      if (this.sending.get(id) === token) this.sending.delete(id);
+      return false;
+    };
+    pushParts(partsOf(packed), (part, more, total) => {
+      stream.out.push({ id, deadline_ms: deadline, command: part, cancel: false, more, slot, epoch, ...(total > 0 ? { total } : {}) }, part.length);
+      if (!more) this.sending.delete(id);
+    }, wanted);
   }
 
   /** Sends a command to this shard; its result type comes from the command table. */
@@ -167,19 +181,26 @@ export class ShardClient {
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
     const stream = this.stream();
     const type = command.type;
-    const packed = packBody(command);
+    const packed = command.type === 'inbox.deliver' ? packSegments(command, ['parts', 'raw']) : [packBody(command)];
     const slot = options.slot ?? 0;
     const epoch = options.epoch ?? 0;
-    this.send(stream, id, deadline, packed, slot, epoch);
     const resend = RESENDABLE.has(type) ? againAs(command) : null;
     this.pending.set(id, { sink, stream, deadline, command: type, started: performance.now(), resend, slot, epoch });
+    this.send(stream, id, deadline, packed, slot, epoch);
     return id;
   }
 
   /** Tells the shard to drop the request; the pending entry settles with the shard's answer. */
   cancel(id: number): void {
     const p = this.pending.get(id);
-    if (p?.stream.alive) p.stream.out.push({ id, deadline_ms: 0, command: EMPTY, cancel: true }, 0);
+    if (!p?.stream.alive) return;
+    p.stream.out.push({ id, deadline_ms: 0, command: EMPTY, cancel: true }, 0);
+    // Cancelled before its last part was sent: the shard drops the parts it has and never runs
+    // it, so no answer will come.
+    if (this.sending.delete(id)) {
+      this.pending.delete(id);
+      p.sink.reject(new MailcueError('unavailable', 'Request cancelled'));
+    }
   }
 
   private settle(reply: Reply): void {
@@ -190,7 +211,7 @@ export class ShardClient {
       return;
     }
     if (reply.more || this.replyParts.busy) {
-      const whole = this.replyParts.add(reply.id, reply.result, reply.more === true);
+      const whole = this.replyParts.add(reply.id, reply.result, reply.more === true, reply.total);
       if (!whole) {
         // A result still arriving is an answer under way: its deadline moves with each part, so
         // a large body queued behind others on a busy stream is not cut off halfway.

@@ -10,7 +10,7 @@ import type { Logger } from '../obs/logger.js';
 import { Cancellation } from '../util/cancel.js';
 import { mayCall, peerRole, type PeerRole } from './roles.js';
 import { serverCredentials, type TlsMaterial } from './tls.js';
-import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, chunksOf, Coalescer, codec, grpc, packBody, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
+import { Assembler, CHANNEL_OPTIONS, CHUNK_BYTES, Coalescer, partsOf, pushParts, codec, grpc, packBody, HealthService, ShardService, type Envelope, type EnvelopeBatch, type Reply, type ReplyBatch } from './proto.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -191,10 +191,7 @@ export function createShardServer(actors: CommandDispatcher, log: Logger, fence?
           out.push(reply, body.length + (reply.error ? reply.error.message.length + reply.error.details.length : 0));
           return;
         }
-        const chunks = chunksOf(body);
-        for (let i = 0; i < chunks.length; i++) {
-          out.push({ id: reply.id, result: chunks[i]!, error: null, more: i < chunks.length - 1 }, chunks[i]!.length);
-        }
+        pushParts(partsOf([body]), (part, more, total) => out.push({ id: reply.id, result: part, error: null, more, ...(total > 0 ? { total } : {}) }, part.length), () => open);
       };
       const abortAll = () => {
         open = false;
@@ -210,7 +207,7 @@ export function createShardServer(actors: CommandDispatcher, log: Logger, fence?
           }
           let command = env.command;
           if (env.more || parts.busy) {
-            const whole = parts.add(env.id, command, env.more === true);
+            const whole = parts.add(env.id, command, env.more === true, env.total);
             if (!whole) continue;
             command = whole;
           }

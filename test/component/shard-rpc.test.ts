@@ -1,6 +1,7 @@
 // Component: the rpc client and server on a real loopback socket, with our own CommandDispatcher
 // standing in for the actors (the seam the shard host fills).
 import test from 'ava';
+import { randomBytes } from 'node:crypto';
 import type { Command } from '../../src/contract/commands.js';
 import type { CommandDispatcher, RequestScope } from '../../src/contract/results.js';
 import { MailcueError } from '../../src/errors/registry.js';
@@ -92,4 +93,35 @@ test('shard rpc - a request the shard never answers ends at the caller deadline 
   shard.answer = () => new Promise(() => undefined); // never answers: only the client's deadline ends it
   const late = (await t.throwsAsync(client.call({ type: 'inbox.list', accountId: 'a' }, { timeoutMs: 300 }))) as MailcueError;
   t.is(late.code, 'deadline_exceeded');
+});
+
+/** A delivery whose raw source travels in parts (5 MiB: five stream messages). */
+function largeDelivery() {
+  return {
+    type: 'inbox.deliver' as const,
+    addresses: ['big@mailcue.test'],
+    message: { from: 'f@x.test', to: [], subject: 'big', text: null, html: null, headers: {}, attachments: [], otp: null, verification_link: null, size: 0 },
+    raw: randomBytes(5 * 1024 * 1024),
+  };
+}
+
+test('shard rpc - a small call made while a large command is on its way is not queued behind it', async (t) => {
+  const { shard, client } = await connect(t);
+  shard.answer = (command) => (command.type === 'inbox.deliver' ? { bytes: (command as { raw: Uint8Array }).raw.length } : []);
+  const large = client.call(largeDelivery());
+  const small = client.call({ type: 'inbox.list', accountId: 'a' });
+  t.deepEqual(await large, { bytes: 5 * 1024 * 1024 }, 'the large command arrived whole');
+  await small;
+  t.deepEqual(shard.seen.map((c) => c.type), ['inbox.list', 'inbox.deliver'], 'the small call ran first: it went between the parts');
+});
+
+test('shard rpc - a large command cancelled before its last part is sent ends at once and never runs', async (t) => {
+  const { shard, client } = await connect(t);
+  shard.answer = () => [];
+  const signal = new Cancellation();
+  const large = client.call(largeDelivery(), { signal });
+  signal.abort();
+  t.is(((await t.throwsAsync(large)) as MailcueError).code, 'unavailable');
+  await client.call({ type: 'inbox.list', accountId: 'a' });
+  t.deepEqual(shard.seen.map((c) => c.type), ['inbox.list'], 'the shard dropped the parts it had');
 });
