@@ -154,9 +154,12 @@ export class ShardClient {
     const token = {};
     this.sending.set(id, token);
     const wanted = () => {
-      // Parts stop once the stream broke, the call was cancelled, or it settled (timed out).
-      if (stream.alive && this.sending.get(id) === token && this.pending.get(id)?.stream === stream) return true;
-      if (this.sending.get(id) === token) this.sending.delete(id);
+      // Cancelled (its cancel envelope went), or sent again on another stream after this one broke.
+      if (this.sending.get(id) !== token) return false;
+      if (stream.alive && this.pending.get(id)?.stream === stream) return true;
+      this.sending.delete(id);
+      // It settled meanwhile (its deadline passed): the shard drops the parts it has.
+      if (stream.alive) stream.out.push({ id, deadline_ms: 0, command: EMPTY, cancel: true }, 0);
       return false;
     };
     pushParts(partsOf(packed), (part, more, total) => {
