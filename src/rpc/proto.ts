@@ -279,10 +279,6 @@ function isByteField(value: unknown): value is ByteField {
   return value instanceof Uint8Array || (Array.isArray(value) && value.every((v) => v instanceof Uint8Array));
 }
 
-function fieldBytes(value: ByteField): number {
-  return value instanceof Uint8Array ? value.length : value.reduce((n, v) => n + v.length, 0);
-}
-
 /**
  * msgpack of `value` as segments, its byte fields `keys` (a mail's raw source, its attachments'
  * bytes) last and not copied: the rest is packed with each field empty, and each field's bytes
@@ -291,9 +287,15 @@ function fieldBytes(value: ByteField): number {
  */
 export function packSegments(value: object, keys: readonly string[]): Uint8Array[] {
   const record = value as Record<string, unknown>;
-  const fields = keys.filter((k) => isByteField(record[k]));
-  const large = fields.reduce((n, k) => n + fieldBytes(record[k] as ByteField), 0);
+  // Every delivery comes here; the common small one is counted without closures and packed whole.
+  let large = 0;
+  for (const k of keys) {
+    const field = record[k];
+    if (field instanceof Uint8Array) large += field.length;
+    else if (Array.isArray(field)) for (const bytes of field) large += bytes instanceof Uint8Array ? bytes.length : 0;
+  }
   if (large < CHUNK_BYTES) return [packBody(value)];
+  const fields = keys.filter((k) => isByteField(record[k]));
   const rest: Record<string, unknown> = {};
   for (const k in record) if (!fields.includes(k)) rest[k] = record[k];
   const segments: Uint8Array[] = [];
