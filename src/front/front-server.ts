@@ -48,32 +48,30 @@ async function listenHttp(app: TemplatedApp, config: Config, shared: boolean): P
 export async function startFront(configured: Config, shards: ShardSource, log: Logger): Promise<Front> {
   const metrics = new Metrics();
   // The ingress thread boots (its modules, shard channels and parse pool) while this loop connects.
-  const ingress = IngressThread.start(configured, shards, log);
-  let cluster: Cluster | null = null;
-  let listenSocket: us_listen_socket | null = null;
-  let opsSocket: us_listen_socket | null = null;
-  let smtp: IngressThread | null = null;
-  try {
-    cluster = await connectShards(configured, shards, log, (command, seconds, ok) => metrics.shardCall(command, seconds, ok));
-    // /readyz answers 200 once the routes are added: by then the ingress takes mail too.
-    smtp = await ingress;
-  } catch (err) {
-    cluster?.close();
-    await ingress.then((started) => started.stop(), () => undefined);
-    throw err;
+  // /readyz answers 200 once the routes are added below: by then the ingress takes mail too.
+  const [connected, started] = await Promise.allSettled([
+    connectShards(configured, shards, log, (command, seconds, ok) => metrics.shardCall(command, seconds, ok)),
+    IngressThread.start(configured, shards, log),
+  ]);
+  const release = async () => {
+    if (connected.status === 'fulfilled') connected.value.close();
+    if (started.status === 'fulfilled') await started.value.stop();
+  };
+  if (connected.status === 'rejected' || started.status === 'rejected') {
+    await release();
+    throw connected.status === 'rejected' ? connected.reason : (started as PromiseRejectedResult).reason;
   }
+  const cluster = connected.value;
+  const smtp = started.value;
 
   // Bound before the routes are added, so that a front started on port 0 knows its own URL when
   // they read it; until then a request finds no route (the service is not ready yet).
   const app = uWS.App();
   const threads = configured.frontThreads > 1 ? new FrontThreads(configured) : null;
-  try {
-    listenSocket = await listenHttp(app, configured, configured.frontThreads > 1);
-  } catch (err) {
-    cluster.close();
-    await smtp.stop();
+  const listenSocket = await listenHttp(app, configured, configured.frontThreads > 1).catch(async (err: unknown) => {
+    await release();
     throw err;
-  }
+  });
   const httpPort = uWS.us_socket_local_port(listenSocket);
   const config = withBoundHttpPort(configured, httpPort);
   // Parsing is the ingress thread's; this pool serves a REST attachment download now and then, and
@@ -85,18 +83,18 @@ export async function startFront(configured: Config, shards: ShardSource, log: L
 
   const opsApp = uWS.App();
   const opsRouter = new Router(opsApp, { onError: (ex, err) => sendRestError(ex, err, log) });
-  const ingressThread = smtp;
-  opsRoutes(opsRouter, deps, metrics, async () => [...(await threads?.metrics() ?? []), await ingressThread.metrics()]);
+  opsRoutes(opsRouter, deps, metrics, async () => [...(await threads?.metrics() ?? []), await smtp.metrics()]);
   opsRouter.notFound();
 
+  let opsSocket: us_listen_socket | null = null;
   try {
     opsSocket = await listen(opsApp, config.opsHost, config.opsPort);
     await threads?.start(config, shards, httpPort, smtpPort, log);
   } catch (err) {
     uWS.us_listen_socket_close(listenSocket);
     if (opsSocket) uWS.us_listen_socket_close(opsSocket);
-    await Promise.all([tier.stop(), smtp.stop()]);
-    cluster.close();
+    await tier.stop();
+    await release();
     await pool.close();
     throw err;
   }
@@ -114,10 +112,10 @@ export async function startFront(configured: Config, shards: ShardSource, log: L
     async stop() {
       uWS.us_listen_socket_close(listenSocket);
       uWS.us_listen_socket_close(opsSocket);
-      const smtpClosed = ingressThread.stop();
+      const smtpClosed = smtp.stop();
       await Promise.all([threads?.stop(), tier.stop()]);
       await smtpClosed;
-      cluster!.close();
+      cluster.close();
       await pool.close();
     },
   };

@@ -272,11 +272,16 @@ const binHeader = (n: number) => lengthHeader(n, 0x100, () => Uint8Array.of(0xc4
 /** msgpack's header of an array of `n` items (fixarray, array 16/32), as msgpackr writes it. */
 const arrayHeader = (n: number) => lengthHeader(n, 16, () => Uint8Array.of(0x90 | n), 0xdc, 0xdd);
 
-/** The byte fields packSegments leaves out of the packing: each a byte array or a list of them. */
-type ByteField = Uint8Array | readonly Uint8Array[];
-
-function isByteField(value: unknown): value is ByteField {
-  return value instanceof Uint8Array || (Array.isArray(value) && value.every((v) => v instanceof Uint8Array));
+/** The bytes of a field packSegments leaves out of the packing (a byte array or a list of them); -1 for any other value. */
+function byteFieldLength(value: unknown): number {
+  if (value instanceof Uint8Array) return value.length;
+  if (!Array.isArray(value)) return -1;
+  let n = 0;
+  for (const item of value) {
+    if (!(item instanceof Uint8Array)) return -1;
+    n += item.length;
+  }
+  return n;
 }
 
 /**
@@ -287,31 +292,34 @@ function isByteField(value: unknown): value is ByteField {
  */
 export function packSegments(value: object, keys: readonly string[]): Uint8Array[] {
   const record = value as Record<string, unknown>;
-  // Every delivery comes here; the common small one is counted without closures and packed whole.
+  const fields: string[] = [];
   let large = 0;
   for (const k of keys) {
-    const field = record[k];
-    if (field instanceof Uint8Array) large += field.length;
-    else if (Array.isArray(field)) for (const bytes of field) large += bytes instanceof Uint8Array ? bytes.length : 0;
+    const n = byteFieldLength(record[k]);
+    if (n < 0) continue;
+    fields.push(k);
+    large += n;
   }
+  // Every delivery comes here: the usual small one is packed whole.
   if (large < CHUNK_BYTES) return [packBody(value)];
-  const fields = keys.filter((k) => isByteField(record[k]));
   const rest: Record<string, unknown> = {};
   for (const k in record) if (!fields.includes(k)) rest[k] = record[k];
+  // The rest's map header counts the fields that follow it; each is packed as null there, cut off below.
+  const head = packBody({ ...rest, ...Object.fromEntries(fields.map((k) => [k, null])) });
+  let cut = 0;
   const segments: Uint8Array[] = [];
   for (const k of fields) {
-    segments.push(packBody(k).slice());
-    const field = record[k] as ByteField;
+    const key = packBody(k).slice();
+    cut += key.length + 1;
+    segments.push(key);
+    const field = record[k] as Uint8Array | Uint8Array[];
     if (field instanceof Uint8Array) segments.push(binHeader(field.length), field);
     else {
       segments.push(arrayHeader(field.length));
       for (const bytes of field) segments.push(binHeader(bytes.length), bytes);
     }
   }
-  // The rest's map header counts the fields that follow it too.
-  const head = packBody({ ...rest, ...Object.fromEntries(fields.map((k) => [k, null])) });
-  const keysAndNulls = fields.reduce((n, k) => n + packBody(k).length + 1, 0);
-  return [head.subarray(0, head.length - keysAndNulls), ...segments];
+  return [head.subarray(0, head.length - cut), ...segments];
 }
 
 export function packBody(value: unknown): Uint8Array {
