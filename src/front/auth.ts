@@ -109,7 +109,7 @@ export async function admitWaiting<T>(admit: () => Promise<T>, budgetMs: number,
 /** REST admission: sets the RateLimit-* headers that every REST answer carries. */
 export async function admitRest(deps: Deps, ex: Exchange): Promise<Admission> {
   const admission = await admitToken(deps, bearerToken(ex), { kind: 'rest' });
-  ex.rateLimit = { limit: admission.rate.limit, remaining: admission.rate.remaining, reset: admission.rate.reset_s };
+  ex.setRateLimit(admission.rate.limit, admission.rate.remaining, admission.rate.reset_s);
   return admission;
 }
 

@@ -29,9 +29,12 @@ interface Pending {
   started: number;
   /**
    * A read, kept to send it again if its stream breaks; null otherwise. The command, not its
-   * packed bytes: those are a view into msgpackr's shared buffer and would pin it.
+   * packed bytes: those are a view into msgpackr's shared buffer and would pin it. Not its resent
+   * form either (againAs): a parked long-poll would hold that copy, ~200 B, for a stream break.
    */
   resend: Command | null;
+  /** The call's time bound: `deadline` less this is when it was first sent. */
+  timeoutMs: number;
   /** Fencing of the command (cluster mode), sent again with it. */
   slot: number;
   epoch: number;
@@ -132,7 +135,7 @@ export class ShardClient {
       if (p.resend) {
         replacement ??= this.stream();
         p.stream = replacement;
-        this.send(replacement, id, p.deadline, [packBody(p.resend)], p.slot, p.epoch);
+        this.send(replacement, id, p.deadline, [packBody(againAs(p.resend, p.deadline - p.timeoutMs))], p.slot, p.epoch);
         p.resend = null;
         continue;
       }
@@ -181,14 +184,15 @@ export class ShardClient {
   /** Sends a command whose outcome goes to `sink` (options.signal is not watched); returns the id cancel() takes. */
   submit(command: Command, options: CallOptions, sink: Sink): number {
     const id = this.nextId++;
-    const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const deadline = Date.now() + timeoutMs;
     const stream = this.stream();
     const type = command.type;
     const packed = command.type === 'inbox.deliver' ? packSegments(command, ['parts', 'raw']) : [packBody(command)];
     const slot = options.slot ?? 0;
     const epoch = options.epoch ?? 0;
-    const resend = RESENDABLE.has(type) ? againAs(command) : null;
-    this.pending.set(id, { sink, stream, deadline, command: type, started: performance.now(), resend, slot, epoch });
+    const resend = RESENDABLE.has(type) ? command : null;
+    this.pending.set(id, { sink, stream, deadline, command: type, started: performance.now(), resend, timeoutMs, slot, epoch });
     this.send(stream, id, deadline, packed, slot, epoch);
     return id;
   }
@@ -279,10 +283,10 @@ export class ShardClient {
 
 /**
  * What a command is sent again as, after its stream broke: itself, except a long-poll that waited
- * from "now" (no `since`), which waits from a cursor below every message made since this first
- * send, so the mail that arrived while the stream was down is not skipped.
+ * from "now" (no `since`), which waits from a cursor below every message made since its first
+ * send (`sentAt`), so the mail that arrived while the stream was down is not skipped.
  */
-function againAs(command: Command): Command {
+function againAs(command: Command, sentAt: number): Command {
   if (command.type !== 'message.wait' || command.since != null) return command;
-  return { ...command, since: positionAt(Date.now()) };
+  return { ...command, since: positionAt(sentAt) };
 }

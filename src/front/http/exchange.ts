@@ -130,8 +130,19 @@ export class Exchange {
     return this.finished ? '' : Buffer.from(this.res.getRemoteAddressAsText()).toString('latin1');
   }
 
-  /** RateLimit-* values, written as headers when the answer goes out. */
-  rateLimit: { limit: number; remaining: number; reset: number } | null = null;
+  /**
+   * RateLimit-* values, written as headers when the answer goes out (limit -1: none). Three small
+   * integers in the Exchange, not an object beside it: a parked long-poll keeps them (48 B less).
+   */
+  private rateLimitLimit = -1;
+  private rateLimitRemaining = 0;
+  private rateLimitReset = 0;
+
+  setRateLimit(limit: number, remaining: number, reset: number): void {
+    this.rateLimitLimit = limit;
+    this.rateLimitRemaining = remaining;
+    this.rateLimitReset = reset;
+  }
 
   /** Aborted when the client hangs up: long-polls hand it to the shard to free their waiter. */
   get signal(): CancelSignal {
@@ -251,11 +262,10 @@ export class Exchange {
   }
 
   private writeExtraHeaders(): void {
-    const rate = this.rateLimit;
-    if (rate) {
-      this.res.writeHeader('RateLimit-Limit', String(rate.limit));
-      this.res.writeHeader('RateLimit-Remaining', String(rate.remaining));
-      this.res.writeHeader('RateLimit-Reset', String(rate.reset));
+    if (this.rateLimitLimit >= 0) {
+      this.res.writeHeader('RateLimit-Limit', String(this.rateLimitLimit));
+      this.res.writeHeader('RateLimit-Remaining', String(this.rateLimitRemaining));
+      this.res.writeHeader('RateLimit-Reset', String(this.rateLimitReset));
     }
     if (this.extraHeaders) for (const [k, v] of this.extraHeaders) this.res.writeHeader(k, v);
   }
