@@ -4,6 +4,8 @@
 // map after a TTL, the controller promotes in-sync copies; once healed, every mail acknowledged with
 // 250 (through the cut front, before, during and after) is readable exactly once through both
 // fronts. The control runs the same steps with the proxy left alone.
+// Part of `npm run test:faults`, not of `npm test`: `npm test` runs the same fault (`cut-primary`)
+// through the fault suite's checker (test/e2e/cluster-faults.test.ts), which checks more.
 import test from 'ava';
 import { URL } from 'node:url';
 import { slotOf } from '../../src/cluster/slots.js';
