@@ -32,8 +32,8 @@ test.before(async () => {
   // shard-0 and front 0 (the one svc.smtpPort reaches) talk to etcd through the proxy.
   svc = await startService({
     clusterShards: 3, fronts: 2, etcd: etcd.endpoint, env: { MAILCUE_LEASE_TTL_S: String(LEASE_TTL_S) },
-    shardEnv: (i) => (i === 0 ? { MAILCUE_ETCD_ENDPOINTS: proxy.url } : {}),
-    frontEnvOf: (i) => (i === 0 ? { MAILCUE_ETCD_ENDPOINTS: proxy.url } : {}),
+    shardEnv: (i): Record<string, string> => (i === 0 ? { MAILCUE_ETCD_ENDPOINTS: proxy.url } : {}),
+    frontEnvOf: (i): Record<string, string> => (i === 0 ? { MAILCUE_ETCD_ENDPOINTS: proxy.url } : {}),
   });
   await healthy(svc, SHARDS);
   key = (await svc.createAccount('enterprise')).api_key;
