@@ -30,11 +30,10 @@ interface Pending {
   /**
    * A read, kept to send it again if its stream breaks; null otherwise. The command, not its
    * packed bytes: those are a view into msgpackr's shared buffer and would pin it. Not its resent
-   * form either (againAs): a parked long-poll would hold that copy, ~200 B, for a stream break.
+   * form either (againAs, made from `started` when needed): a parked long-poll would hold that
+   * copy, ~200 B, for a stream break.
    */
   resend: Command | null;
-  /** The call's time bound: `deadline` less this is when it was first sent. */
-  timeoutMs: number;
   /** Fencing of the command (cluster mode), sent again with it. */
   slot: number;
   epoch: number;
@@ -135,7 +134,10 @@ export class ShardClient {
       if (p.resend) {
         replacement ??= this.stream();
         p.stream = replacement;
-        this.send(replacement, id, p.deadline, [packBody(againAs(p.resend, p.deadline - p.timeoutMs))], p.slot, p.epoch);
+        // The wall-clock millisecond of its first send, from the monotonic start (the deadline may
+        // have moved since); rounded down, so the cursor stays below what came after it.
+        const sentAt = Math.floor(Date.now() - (performance.now() - p.started));
+        this.send(replacement, id, p.deadline, [packBody(againAs(p.resend, sentAt))], p.slot, p.epoch);
         p.resend = null;
         continue;
       }
@@ -184,15 +186,14 @@ export class ShardClient {
   /** Sends a command whose outcome goes to `sink` (options.signal is not watched); returns the id cancel() takes. */
   submit(command: Command, options: CallOptions, sink: Sink): number {
     const id = this.nextId++;
-    const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    const deadline = Date.now() + timeoutMs;
+    const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
     const stream = this.stream();
     const type = command.type;
     const packed = command.type === 'inbox.deliver' ? packSegments(command, ['parts', 'raw']) : [packBody(command)];
     const slot = options.slot ?? 0;
     const epoch = options.epoch ?? 0;
     const resend = RESENDABLE.has(type) ? command : null;
-    this.pending.set(id, { sink, stream, deadline, command: type, started: performance.now(), resend, timeoutMs, slot, epoch });
+    this.pending.set(id, { sink, stream, deadline, command: type, started: performance.now(), resend, slot, epoch });
     this.send(stream, id, deadline, packed, slot, epoch);
     return id;
   }

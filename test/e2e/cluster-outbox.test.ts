@@ -6,15 +6,11 @@
 // failover then dropped). The faults themselves (a paused follower, an empty restart, a cut) run in
 // test/e2e/cluster-faults.test.ts through the fault suite's checker.
 import test from 'ava';
-import type { ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import path from 'node:path';
-import { slotOf } from '../../src/cluster/slots.js';
-import { balanced, clusterStatus, healthy } from '../helpers/cluster.js';
+import { balanced, clusterStatus, healthy, primaryWithFollower, relaunchShard, shardProcess } from '../helpers/cluster.js';
 import { startEtcd, type EtcdServer } from '../helpers/etcd.js';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.js';
 import { sendMail } from '../helpers/mail.js';
-import { kill, launch, startService, type Service } from '../helpers/service.js';
+import { kill, startService, type Service } from '../helpers/service.js';
 
 type Json = Record<string, any>;
 const SHARDS = ['shard-0', 'shard-1', 'shard-2'];
@@ -56,41 +52,10 @@ test.after.always(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function processOf(id: string): ChildProcess {
-  return svc.processes.find((p) => p.spawnargs.includes(id) && p.exitCode === null && p.signalCode === null)!;
-}
-
-/** Starts the shard again under the same id and address, on its data directory (emptied first when `wipe`). */
-function relaunch(old: ChildProcess, id: string, wipe: boolean): void {
-  if (wipe) rmSync(path.join(svc.dataDir, id), { recursive: true, force: true });
-  svc.processes[svc.processes.indexOf(old)] = launch(old.spawnargs.slice(old.spawnargs.indexOf('shard')), svc.env);
-}
-
-/** The inboxes whose slot `primary` serves, with `follower` (if given) as its copy. */
-async function inboxesOn(primary: string, follower?: string): Promise<string[]> {
-  const s = await clusterStatus(svc);
-  return inboxes.filter((inbox) => {
-    const e = s.map[slotOf(inbox)] as Json;
-    return e.primary === primary && (follower === undefined || e.followers.includes(follower));
-  });
-}
-
-/** A primary and a follower with at least two inboxes between them. */
-async function pair(exclude: string[] = []): Promise<{ primary: string; follower: string; on: string[] }> {
-  for (const primary of SHARDS) {
-    for (const follower of SHARDS) {
-      if (primary === follower || exclude.includes(primary)) continue;
-      const on = await inboxesOn(primary, follower);
-      if (on.length >= 2) return { primary, follower, on };
-    }
-  }
-  throw new Error('no primary and follower share two inboxes');
-}
-
 test.serial('outbox - a follower restarted on its data sends no notification from its copy of the outbox', async (t) => {
   t.timeout(4 * 60_000);
   await healthy(svc, SHARDS);
-  const { follower, on } = await pair();
+  const { follower, on } = await primaryWithFollower(svc, SHARDS, inboxes);
   const inbox = on[0]!;
   receiver.key = key;
   const url = new URL(`${receiver.url}?t=restart`);
@@ -100,13 +65,13 @@ test.serial('outbox - a follower restarted on its data sends no notification fro
   receiver.scripts[url.pathname + url.search] = ['hang'];
   await sendMail(svc.smtpPort, { to: inbox, subject: 'due on the follower too' });
   await receiver.waitFor(1, 30_000);
-  const dying = processOf(follower);
+  const dying = shardProcess(svc, follower);
   await kill(dying, 'SIGKILL');
   // Back once its lease has gone: it must copy and join the in-sync sets again before the cluster is
   // healthy, long after a shard that sends at start (before it registers) has sent.
   const end = Date.now() + 30_000;
   while ((await clusterStatus(svc)).members.some((m: Json) => m.id === follower) && Date.now() < end) await sleep(500);
-  relaunch(dying, follower, false);
+  relaunchShard(svc, dying, follower, false);
   await healthy(svc, SHARDS);
   t.deepEqual(receiver.deliveries.map((d) => d.url), [url.pathname + url.search], 'only the primary sent the notification, once');
 });

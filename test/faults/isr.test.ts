@@ -9,16 +9,11 @@
 // Part of `npm run test:faults`, not of `npm test`: `npm test` runs the same two faults through the
 // fault suite's checker (test/e2e/cluster-faults.test.ts), which checks more; these add the control.
 import test from 'ava';
-import type { ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import path from 'node:path';
-import { slotOf } from '../../src/cluster/slots.js';
-import { balanced, clusterStatus, healthy } from '../helpers/cluster.js';
+import { balanced, healthy, primaryWithFollower, relaunchShard, shardProcess } from '../helpers/cluster.js';
 import { startEtcd, type EtcdServer } from '../helpers/etcd.js';
-import { kill, launch, startService, type Service } from '../helpers/service.js';
+import { kill, startService, type Service } from '../helpers/service.js';
 import { assertExactlyOnce, taggedLoad, type Acked } from '../helpers/tagged-load.js';
 
-type Json = Record<string, any>;
 const SHARDS = ['shard-0', 'shard-1', 'shard-2'];
 const LEASE_TTL_S = 5;
 
@@ -53,53 +48,22 @@ test.after.always(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function processOf(id: string): ChildProcess {
-  return svc.processes.find((p) => p.spawnargs.includes(id) && p.exitCode === null && p.signalCode === null)!;
-}
-
-/** Starts the shard again under the same id and address, on its data directory (emptied first when `wipe`). */
-function relaunch(old: ChildProcess, id: string, wipe: boolean): void {
-  if (wipe) rmSync(path.join(svc.dataDir, id), { recursive: true, force: true });
-  svc.processes[svc.processes.indexOf(old)] = launch(old.spawnargs.slice(old.spawnargs.indexOf('shard')), svc.env);
-}
-
-/** The inboxes whose slot `primary` serves, with `follower` (if given) as its copy. */
-async function inboxesOn(primary: string, follower?: string): Promise<string[]> {
-  const s = await clusterStatus(svc);
-  return inboxes.filter((inbox) => {
-    const e = s.map[slotOf(inbox)] as Json;
-    return e.primary === primary && (follower === undefined || e.followers.includes(follower));
-  });
-}
-
-/** A primary and a follower with at least two inboxes between them. */
-async function pair(exclude: string[] = []): Promise<{ primary: string; follower: string; on: string[] }> {
-  for (const primary of SHARDS) {
-    for (const follower of SHARDS) {
-      if (primary === follower || exclude.includes(primary)) continue;
-      const on = await inboxesOn(primary, follower);
-      if (on.length >= 2) return { primary, follower, on };
-    }
-  }
-  throw new Error('no primary and follower share two inboxes');
-}
-
 async function pausedFollower(t: import('ava').ExecutionContext, fault: boolean): Promise<Map<string, Acked>> {
   await healthy(svc, SHARDS);
-  const { primary, follower, on } = await pair();
+  const { primary, follower, on } = await primaryWithFollower(svc, SHARDS, inboxes);
   const loadEnd = Date.now() + 9000;
   const load = taggedLoad(svc.smtpPort, `${fault ? 'pause' : 'pause-control'}`, on, loadEnd, 25_000);
   await sleep(1500);
-  const paused = processOf(follower);
+  const paused = shardProcess(svc, follower);
   if (fault) paused.kill('SIGSTOP');
   await sleep(5000);
   if (fault) paused.kill('SIGCONT');
-  const dying = processOf(primary);
+  const dying = shardProcess(svc, primary);
   await kill(dying, 'SIGKILL');
   t.log(`${fault ? 'paused' : 'did not pause'} ${follower} 5 s, then killed its primary ${primary}`);
   // The primary comes back on its own data once the load has run its course.
   await sleep(Math.max(0, loadEnd - Date.now()));
-  relaunch(dying, primary, false);
+  relaunchShard(svc, dying, primary, false);
   const acked = await load;
   await healthy(svc, SHARDS);
   return acked;
@@ -119,13 +83,13 @@ test.serial('isr - a follower paused 5 s, then its primary killed: every acknowl
 
 async function emptyRestart(t: import('ava').ExecutionContext, wipe: boolean): Promise<Map<string, Acked>> {
   await healthy(svc, SHARDS);
-  const { primary, on } = await pair();
+  const { primary, on } = await primaryWithFollower(svc, SHARDS, inboxes);
   const before = await taggedLoad(svc.smtpPort, wipe ? 'wiped-before' : 'kept-before', on, Date.now() + 3000, 10_000);
   t.true(before.size > 0);
-  const dying = processOf(primary);
+  const dying = shardProcess(svc, primary);
   const killedAt = Date.now();
   await kill(dying, 'SIGKILL');
-  relaunch(dying, primary, wipe);
+  relaunchShard(svc, dying, primary, wipe);
   t.log(`${primary} back ${wipe ? 'with an empty data directory' : 'on its data'} ${Date.now() - killedAt} ms after the kill (lease ${LEASE_TTL_S} s)`);
   const after = await taggedLoad(svc.smtpPort, wipe ? 'wiped-after' : 'kept-after', on, Date.now() + 4000, 25_000);
   await healthy(svc, SHARDS);

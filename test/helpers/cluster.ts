@@ -1,5 +1,10 @@
-// Reading a running cluster from outside, as an operator would: `mailcue admin cluster status --json`.
-import type { Service } from './service.js';
+// Reading a running cluster from outside, as an operator would: `mailcue admin cluster status --json`;
+// and the shard processes a fault test stops and starts again.
+import type { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { slotOf } from '../../src/cluster/slots.js';
+import { launch, type Service } from './service.js';
 
 type Json = Record<string, any>;
 
@@ -44,4 +49,31 @@ export async function healthy(svc: Service, ids: string[], timeoutMs = 120_000):
     if (Date.now() > end) throw new Error(`not healthy over ${ids}: ${JSON.stringify(s.members)}; ${short.length} slots short, e.g. ${JSON.stringify(short.slice(0, 5))}`);
     await new Promise((r) => setTimeout(r, 1000));
   }
+}
+
+/** The running process of shard `id`. */
+export function shardProcess(svc: Service, id: string): ChildProcess {
+  return svc.processes.find((p) => p.spawnargs.includes(id) && p.exitCode === null && p.signalCode === null)!;
+}
+
+/** Starts the shard again under the same id and address, on its data directory (emptied first when `wipe`). */
+export function relaunchShard(svc: Service, old: ChildProcess, id: string, wipe: boolean): void {
+  if (wipe) rmSync(path.join(svc.dataDir, id), { recursive: true, force: true });
+  svc.processes[svc.processes.indexOf(old)] = launch(old.spawnargs.slice(old.spawnargs.indexOf('shard')), svc.env);
+}
+
+/** A primary and a follower of `shards` whose slots hold at least two of `inboxes`, and those inboxes. */
+export async function primaryWithFollower(svc: Service, shards: string[], inboxes: string[]): Promise<{ primary: string; follower: string; on: string[] }> {
+  const s = await clusterStatus(svc);
+  for (const primary of shards) {
+    for (const follower of shards) {
+      if (primary === follower) continue;
+      const on = inboxes.filter((inbox) => {
+        const e = s.map[slotOf(inbox)] as Json;
+        return e.primary === primary && e.followers.includes(follower);
+      });
+      if (on.length >= 2) return { primary, follower, on };
+    }
+  }
+  throw new Error('no primary and follower share two inboxes');
 }
