@@ -5,6 +5,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { authenticate, dkimSign, sealMessage } from 'mailauth';
 import { authInput, verdictKey } from '../../src/ingress/mail-auth.js';
 import { toAuthentication } from '../../src/mail/sender-auth.js';
+import { boundSignatures, MAX_CHECKED_HEADER_LINES } from '../../src/mail/signature-limits.js';
 
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PRIVATE_PEM = keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -104,4 +105,38 @@ test('mail auth - the key a verdict is reused by: the envelope and every From fi
   t.not(key('From: Bank <noreply@good.example>\r\nFROM: ceo@evil.example\r\nSubject: Code 1'), base, 'a second From field counts');
   t.not(key('From: Bank <noreply@good.example>\r\nSubject: Code 1', 'other@good.example'), base, 'the MAIL FROM address counts');
   t.not(verdictKey('From: Bank <noreply@good.example>\r\nSubject: Code 1', '192.0.2.11', 'mta.good.example', 'noreply@good.example'), base, 'the client address counts');
+});
+
+/** The header lines of a message (up to its blank line). */
+const headerLines = (raw: Buffer) => raw.toString('latin1', 0, raw.indexOf('\r\n\r\n')).split('\n').length;
+const lines = (n: number, line: string) => line.repeat(n);
+
+test('mail auth - a header section over the line bound is cut to what the verdict reads; a signature over the rest still passes', async (t) => {
+  const raw = Buffer.from(await signed());
+  const filler = lines(MAX_CHECKED_HEADER_LINES, 'X-Filler: a b c\r\n');
+  const within = boundSignatures(raw);
+  t.is(within.raw, raw, 'a message within the bounds is read as it is');
+  const long = Buffer.from(raw.toString('latin1').replace('\r\nTo: agent', `\r\nX-Folded: a${lines(MAX_CHECKED_HEADER_LINES, '\r\n b')}\r\n${filler}To: agent`), 'latin1');
+  const cut = boundSignatures(long);
+  t.true(headerLines(cut.raw) <= MAX_CHECKED_HEADER_LINES);
+  t.notRegex(cut.raw.toString('latin1'), /X-Filler|X-Folded/);
+  t.is(cut.skipped, 0);
+  const a = toAuthentication(await check(cut.raw.toString('latin1')));
+  t.like(a, { summary: 'pass', dmarc: 'pass', dkim: [{ domain: 'good.example', selector: 's1', result: 'pass' }] });
+});
+
+test('mail auth - a signed field over the line bound leaves the signatures unchecked; an author field over it leaves no author, a fail', async (t) => {
+  const folded = `Subject: Code${lines(MAX_CHECKED_HEADER_LINES, '\r\n more')}`;
+  const { signatures } = await dkimSign(MESSAGE.replace('Subject: Code', folded), { signatureData: [{ signingDomain: 'good.example', selector: 's1', privateKey: PRIVATE_PEM }] });
+  const cut = boundSignatures(Buffer.from(signatures + MESSAGE.replace('Subject: Code', folded)));
+  t.true(headerLines(cut.raw) <= MAX_CHECKED_HEADER_LINES);
+  t.is(cut.skipped, 1);
+  const unsignedCheck = toAuthentication(await check(cut.raw.toString('latin1')));
+  t.deepEqual(unsignedCheck.dkim, [], 'no signature reaches the verifier, so none passes');
+  t.is(unsignedCheck.spf, 'pass', 'SPF and DMARC still judge the envelope and the author');
+
+  const author = `From: Bank${lines(MAX_CHECKED_HEADER_LINES, '\r\n ')} <noreply@good.example>`;
+  const noAuthor = boundSignatures(Buffer.from(MESSAGE.replace('From: Bank <noreply@good.example>', author)));
+  t.false(noAuthor.raw.toString('latin1').includes('From:'));
+  t.like(toAuthentication(await check(noAuthor.raw.toString('latin1'))), { summary: 'fail', author_problem: 'no author address' });
 });
