@@ -95,6 +95,9 @@ for (const shape of HOSTILE_SHAPES) {
     t.true(within(seen.visibleAfter, base.visibleAfter), `visible ${seen.visibleAfter} ms after its 250 (control: ${base.visibleAfter} ms)`);
     t.true(within(seen.worstRead, base.worstRead), `the other tenant's REST answered in ${seen.worstRead} ms at worst (control: ${base.worstRead} ms)`);
     t.notRegex(seen.answer, /^4/, `the hostile mail got a final answer: ${seen.answer}`);
+    // Within its parse bound: a shape that made a pass quadratic ran into the bound and was kept unparsed.
+    const own = (await (await svc.api(attacker.key, 'GET', `/v1/inboxes/${attacker.inbox}/messages?limit=1`)).json()) as Json;
+    if (!shape.unparsable) t.is(own.data[0]?.subject, shape.name, `the hostile mail itself is parsed: ${JSON.stringify(own.data[0]?.warnings)}`);
   });
 }
 
