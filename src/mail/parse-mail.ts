@@ -18,10 +18,11 @@ function addresses(field: AddressObject | AddressObject[] | undefined): string[]
 }
 
 /**
- * A link as the WHATWG URL parser writes it (issue 33): no control characters or white space
- * (those inside are percent-encoded, tabs and line breaks dropped), only http(s); else null.
+ * A link as the WHATWG URL parser writes it (issue 33): no control characters, white space or
+ * invisible format characters (bidi overrides, zero-width spaces: U+202E shows `gpj.exe` as
+ * `exe.jpg`); those inside are percent-encoded, tabs and line breaks dropped; only http(s); else null.
  */
-const UNSAFE_IN_LINK = /[\s\x00-\x1f\x7f-\x9f\u2028\u2029]/;
+const UNSAFE_IN_LINK = /[\s\x00-\x1f\x7f-\x9f\u2028\u2029\p{Cf}]/u;
 
 export function normalizedLink(link: string | null): string | null {
   if (link === null) return null;
