@@ -45,9 +45,10 @@ export class DomainActor {
   private async add(accountId: string, domain: string): Promise<{ created: boolean; record: DomainRecord }> {
     return this.ctx.store.transaction(() => {
       const existing = this.domains.get(domain, accountId);
-      if (existing) return { created: false, record: existing };
-      const owner = this.verifiedOwner(domain);
+      // An entry of the caller's own that another account has verified since is taken (DESIGN §3: 409).
+      const owner = existing?.verified ? accountId : this.verifiedOwner(domain);
       if (owner && owner !== accountId) fail('domain_taken', `The domain ${domain} is verified by another account`);
+      if (existing) return { created: false, record: existing };
       const record: DomainRecord = {
         domain, account_id: accountId, token: randomHex(16), verified: false, added_at: new Date(this.ctx.now()).toISOString(), verified_at: null,
       };

@@ -227,6 +227,9 @@ test('custom domains - a verified domain takes inboxes of its account only, and 
   const takenAdd = await call(await growthKey(), 'POST', '/v1/custom-domains', { domain: 'inbox.example.com' });
   t.is(takenAdd.status, 409);
   t.like(takenAdd.body, { success: false, error: 'domain_taken' });
+  const takenAgain = await call(other, 'POST', '/v1/custom-domains', { domain: 'inbox.example.com' });
+  t.is(takenAgain.status, 409, 'an account that added the name before it was verified elsewhere gets 409 too');
+  t.like(takenAgain.body, { success: false, error: 'domain_taken' });
   const takenVerify = await call(other, 'POST', '/v1/custom-domains/inbox.example.com/verify');
   t.is(takenVerify.status, 409);
   t.like(takenVerify.body, { success: false, error: 'domain_taken' });
