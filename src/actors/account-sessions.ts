@@ -47,7 +47,11 @@ export class AccountSessions {
     const live = this.live(accountId);
     const cap = sessionCap(plan);
     if (!live.has(sessionId) && live.size >= cap) {
-      fail('session_limit', `Concurrent session limit reached (${cap} on ${plan.title})`, { limit: cap });
+      // Retry-After (DESIGN §4: on every 429): when the session seen longest ago idles out, unless used meanwhile.
+      let freesAt = Infinity;
+      for (const s of live.values()) freesAt = Math.min(freesAt, s.seen + s.idleMs);
+      const retry_after_s = Math.max(1, Math.ceil((freesAt - this.now()) / 1000));
+      fail('session_limit', `Concurrent session limit reached (${cap} on ${plan.title})`, { limit: cap, retry_after_s });
     }
     live.set(sessionId, { seen: this.now(), idleMs, terms });
     return { open: live.size };

@@ -104,8 +104,12 @@ test.serial('quotas - the 6th concurrent session on Growth is refused with -3200
   const sixth = await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }, { authorization: `Bearer ${key}` });
   t.is(sixth.status, 429);
   t.like(await sixth.json(), { error: { code: -32004 } });
+  // DESIGN §4: Retry-After, whole seconds, on every 429: here when the least recent session would idle out.
+  t.regex(sixth.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
   const sse = await fetch(`${svc.baseUrl}/sse`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } });
   t.is(sse.status, 429);
+  t.regex(sse.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+  t.is(sse.headers.get('ratelimit-limit'), null, 'the session cap is no per-minute rate limit');
   const usage = (await (await svc.api(key, 'GET', '/v1/account')).json()) as Json;
   t.is(usage.data.sessions_open, 5);
   const del = await fetch(`${svc.baseUrl}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${key}`, 'mcp-session-id': sessions[0]! } });

@@ -34,8 +34,9 @@ export function sendRestError(ex: Exchange, thrown: unknown, log: Logger): void 
   const d = err.details ?? {};
   if (typeof d.retry_after_s === 'number') {
     headers.push(['Retry-After', String(d.retry_after_s)]);
-    if (typeof d.limit === 'number') {
-      headers.push(['RateLimit-Limit', String(d.limit)], ['RateLimit-Remaining', '0'], ['RateLimit-Reset', String(d.reset_s ?? d.retry_after_s)]);
+    // A per-minute limit (not the session cap, whose `limit` counts sessions).
+    if (typeof d.limit === 'number' && typeof d.reset_s === 'number') {
+      headers.push(['RateLimit-Limit', String(d.limit)], ['RateLimit-Remaining', '0'], ['RateLimit-Reset', String(d.reset_s)]);
     }
   } else if (err.spec.http === 503) {
     // A shard restarting or a slot changing owner: worth retrying in a second.
