@@ -46,6 +46,20 @@ test('transport errors - a foreign Origin is 403 on both transports', async (t) 
   t.deepEqual(await answer(await fetch(`${svc.baseUrl}/sse`, { headers: evil })), expected);
 });
 
+test('transport errors - a foreign Origin is 403 on the OAuth paths too; the service\'s own origin and none are served', async (t) => {
+  const form = (origin?: string) => ({
+    method: 'POST', body: 'grant_type=authorization_code&code=nope&client_id=x',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(origin ? { origin } : {}) },
+  });
+  for (const path of ['/token', '/register', '/authorize']) {
+    const refused = await fetch(`${svc.baseUrl}${path}`, form('https://evil.example'));
+    t.is(refused.status, 403, path);
+    t.like(await refused.json(), { error: 'forbidden_origin' }, path);
+    for (const origin of [undefined, new URL(svc.baseUrl).origin]) t.not((await fetch(`${svc.baseUrl}${path}`, form(origin))).status, 403, `${path} from ${origin ?? 'no origin'}`);
+  }
+  t.is((await fetch(`${svc.baseUrl}/authorize?response_type=code`, { headers: { origin: 'https://evil.example' } })).status, 403, 'GET /authorize');
+});
+
 test('transport errors - a missing session is 400, an unknown one 404', async (t) => {
   t.deepEqual(await answer(await rawMcp(svc.baseUrl, ping, auth)), rpcError(400, 7, -32000, 'Bad Request: Mcp-Session-Id header is required'));
   t.deepEqual(await answer(await rawMcp(svc.baseUrl, ping, { ...auth, 'mcp-session-id': 'nope' })), rpcError(404, 7, -32000, 'Session not found'));

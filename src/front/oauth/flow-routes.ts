@@ -139,8 +139,11 @@ async function decide(deps: Deps, fetcher: ClientMetadataFetcher, perIp: Authori
 }
 
 export function flowRoutes(router: Router, deps: Deps, cors: Cors, fetcher: ClientMetadataFetcher, perIp: AuthorizeWindow = new PerIpWindow(deps.config.authorizePerIpPerMinute)): void {
+  // A foreign Origin is refused before anything else (DESIGN §5: 403 on every OAuth path, against
+  // DNS rebinding); a request without one (a native client, a top-level navigation) goes on.
   const answered = (work: (ex: Exchange) => Promise<void>) => async (ex: Exchange) => {
     try {
+      cors.check(ex);
       await work(ex);
     } catch (err) {
       sendOAuthError(ex, err);
@@ -151,6 +154,7 @@ export function flowRoutes(router: Router, deps: Deps, cors: Cors, fetcher: Clie
     .add('post', '/authorize', answered((ex) => decide(deps, fetcher, perIp, ex)), FORM_MAX_BYTES)
     .add('post', '/token', (ex) => {
       cors.apply(ex);
+      if (!cors.originAllowed(ex)) return sendOAuthError(ex, new MailcueError('forbidden_origin', 'Forbidden: Origin not allowed'));
       return tokenRoute(deps, ex);
     }, FORM_MAX_BYTES)
     .add('options', '/token', (ex) => cors.preflight(ex))
