@@ -78,6 +78,23 @@ test.serial('admission - a forged access token on a read-only tool runs nothing 
   for (const p of svc.processes) t.is(p.exitCode, null);
 });
 
+test.serial('admission - a forged key naming a session this front does not hold reads no session, on /mcp and /messages', async (t) => {
+  const victim = await svc.createAccount('growth');
+  const forged = `mca_${victim.id.slice(4)}_${'0'.repeat(48)}`;
+  const findsBefore = await commands('account.session_find');
+  const admitsBefore = await commands('account.admit');
+  for (let i = 0; i < 5; i++) {
+    const res = await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: i, method: 'tools/list' }, { authorization: `Bearer ${forged}`, 'mcp-session-id': `s-${i}-not-held-here` });
+    t.is(res.status, 401);
+    const legacy = await fetch(`${svc.baseUrl}/messages?sessionId=s-${i}-not-held-here`, {
+      method: 'POST', headers: { authorization: `Bearer ${forged}`, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'ping' }),
+    });
+    t.is(legacy.status, 401, 'no valid credential is 401 before an unknown session is 404');
+  }
+  t.is(await commands('account.session_find'), findsBefore, 'no session was looked up for the forged key');
+  t.true(await commands('account.admit') - admitsBefore <= 10, 'each request cost at most one admission check');
+});
+
 test.serial('admission - a rotation and a plan change are pushed to the front: the old key starts no read beside admission', async (t) => {
   const account = await svc.createAccount('growth');
   const inbox = ((await (await svc.api(account.api_key, 'POST', '/v1/inboxes', {})).json()) as Json).data.address;

@@ -11,6 +11,7 @@ import { fail, MailcueError } from '../../errors/registry.js';
 import { isBearerKind, parseCredential } from '../../security/credentials.js';
 import type { Deps } from '../../services/deps.js';
 import type { SessionTerms } from '../../contract/commands.js';
+import { admitToken, recentlyAdmitted } from '../auth.js';
 import type { FrontThreadLink } from '../thread-link.js';
 import type { SessionStream } from './session-stream.js';
 import type { Cancellation } from '../../util/cancel.js';
@@ -84,15 +85,17 @@ export class SessionStore {
   /**
    * The session an id names, held here or opened elsewhere: asked of the shard of the account the
    * bearer credential names. A Streamable HTTP session is served by any front; a legacy SSE one
-   * only by the threads of the process holding its stream (answers go to that thread). Nothing is
-   * checked yet: `require` does that against the caller admission finds, so a credential that
-   * names another account, or none, finds nothing that admission would accept.
+   * only by the threads of the process holding its stream (answers go to that thread). A
+   * credential this front has not admitted within the last minute is admitted first, unmetered: a
+   * forged or unknown key costs one admission check and no session read (DESIGN §7), and answers
+   * 401. `require` then matches the session against the caller admission finds.
    */
   async find(id: string | undefined | null, token: string | null): Promise<McpSession | undefined> {
     const held = this.get(id);
     if (held || !id || !token) return held;
     const credential = parseCredential(token);
     if (!credential || !isBearerKind(credential.kind)) return undefined;
+    if (!recentlyAdmitted(this.deps, token)) await admitToken(this.deps, token, { kind: 'none' });
     const terms = await this.deps.cluster.call({ type: 'account.session_find', accountId: credential.accountId, sessionId: id });
     if (!terms) return undefined;
     let sibling: number | null = null;

@@ -7,6 +7,7 @@ import type { Router } from '../http/router.js';
 import { parseCredential } from '../../security/credentials.js';
 import { errorResponse, resultResponse, type JsonRpcRequest } from './jsonrpc.js';
 import { asFailure, sendJsonRpcFailure } from './jsonrpc-answer.js';
+import { admitToken } from '../auth.js';
 import { admit, type Admitted } from './mcp-server.js';
 import { agentToolRequest, MCP_BODY_MAX_BYTES, onNotification, readIncoming, runInflight, type AgentToolEnv } from './request-pipeline.js';
 import { SseStream } from './sse-stream.js';
@@ -47,8 +48,12 @@ function postMessage(env: AgentToolEnv, ex: Exchange): Promise<void> {
     body.catch(() => undefined);
     // Held on this thread, or on a sibling front thread that takes the answers (front-threads.ts).
     const found = sessions.get(sessionId) ?? (await sessions.find(sessionId, req.token));
-    // An id no open session has names nothing, whoever asks (it is random: nothing to probe).
-    if (!found?.stream || found.stream.isClosed) fail('session_not_found', 'Session not found');
+    // An id no open session has names nothing, whoever asks (it is random: nothing to probe); a
+    // caller without a valid credential is told that first (401), as on /mcp.
+    if (!found?.stream || found.stream.isClosed) {
+      await admitToken(deps, req.token, { kind: 'none' });
+      fail('session_not_found', 'Session not found');
+    }
     const stream = found.stream;
     const incoming = await body;
     // A response the client sent us still needs its caller admitted: as a ping.
