@@ -3,6 +3,9 @@
 // built CLI against a real server prints none of them: no control character reaches stdout, no
 // line starts a workflow command, and the verification link has no control or white space.
 import test from 'ava';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sendMail } from '../helpers/mail.js';
 import { runCli } from '../helpers/cli.js';
 import { startService, type Service } from '../helpers/service.js';
@@ -57,4 +60,21 @@ test('cli - mail-derived fields reach the terminal and the CI log inert, in ever
   const link: string | null = json[0].verification_link;
   t.truthy(link);
   t.false(/[\s\x00-\x1f\x7f-\x9f]/.test(link!), `verification_link ${JSON.stringify(link)}`);
+});
+
+test('cli - an attachment\'s name from the mail is saved and printed without controls or bidi overrides', async (t) => {
+  // Its own inbox: the other test reads the newest message of the first.
+  const own = ((await (await svc.api(env.MAILCUE_API_KEY!, 'POST', '/v1/inboxes', {})).json()) as { data: { address: string } }).data.address;
+  await sendMail(svc.smtpPort, { to: own, subject: 'named attachment', text: 'see attached', attachments: [{ filename: `inv\u009b31m\x7foice\u202egpj.exe`, content: 'x' }] });
+  const id = (JSON.parse((await runCli(['messages', 'list', own, '--json'], { env })).stdout) as { id: string }[])[0]!.id;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mailcue-cli-inert-'));
+  try {
+    const saved = await runCli(['messages', 'attachment', own, id, '0'], { env, cwd: dir });
+    t.is(saved.code, 0, saved.stderr);
+    assertInert(t, saved.stdout, 'messages attachment');
+    t.false(/\p{Cf}/u.test(saved.stdout), JSON.stringify(saved.stdout));
+    t.deepEqual(readdirSync(dir), ['inv31moicegpj.exe']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

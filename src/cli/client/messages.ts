@@ -46,9 +46,13 @@ function printMessage(ctx: Ctx, m: FullMessage, part: 'all' | 'text' | 'html' | 
   else ctx.out.line(ctx.out.paint('dim', '(no text part; see --html)'));
 }
 
-/** A file name from the sender's mail is untrusted: keep only its last path segment. */
+/**
+ * A file name from the sender's mail is untrusted: keep only its last path segment, without
+ * controls (C0, DEL, C1: it is printed) or invisible format characters (a bidi override shows
+ * `gpj.exe` as `exe.jpg`).
+ */
 function safeFilename(name: string | null, fallback: string): string {
-  const base = path.basename((name ?? '').replace(/\\/g, '/')).replace(/[\x00-\x1f]/g, '');
+  const base = path.basename((name ?? '').replace(/\\/g, '/')).replace(/[\x00-\x1f\x7f-\x9f\p{Cf}]/gu, '');
   return base === '' || base === '.' || base === '..' ? fallback : base;
 }
 
