@@ -9,7 +9,7 @@ import type { FullMessage } from '../../../contract/shapes.js';
 const VERDICT: Record<NonNullable<FullMessage['auth']>, string> = {
   pass: 'The sender is authenticated: its domain passed DMARC, or an aligned SPF or DKIM check.',
   fail: 'The sender failed authentication: the From domain is likely forged. Waits with require_auth are not given this message.',
-  none: 'The sender could not be authenticated (no policy or signature to check). Waits with require_auth are not given this message.',
+  none: 'The sender could not be authenticated (no policy or signature to check). Waits with require_auth still take it; an agent that needs more checks for pass.',
   temperror: 'Sender authentication could not finish (a DNS failure or time-out). Waits with require_auth are not given this message.',
 };
 
