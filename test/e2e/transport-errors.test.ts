@@ -126,3 +126,13 @@ test('body limits - each route reads up to its own limit: MCP 4 MiB, OAuth token
   t.deepEqual(await answer(await form(32 * 1024)), { status: 400, body: { error: 'unsupported_grant_type', error_description: 'grant_type x is not supported' } });
   t.is((await form(100 * 1024)).status, 413);
 });
+
+test('transport errors - a malformed inbox address is HTTP 400 -32602 before a long-poll tool opens its stream', async (t) => {
+  // The client accepts SSE, which a wait tool answers on; the argument is refused first (SEED.md: 400, -32602).
+  for (const name of ['watch_email', 'wait_for_email', 'get_latest_email']) {
+    const res = await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name, arguments: { inbox: 'not-an-email', timeout: 10 } } }, { ...auth, 'mcp-session-id': session });
+    t.is(res.status, 400, name);
+    t.is(res.headers.get('content-type')?.split(';')[0], 'application/json', name);
+    t.like(await res.json(), { id: 9, error: { code: -32602, data: 'inbox must be an email address' } }, name);
+  }
+});

@@ -1,6 +1,7 @@
 // SEED.md's eleven tools and issue 36's create_inbox and wait_for_email, their compiled argument validators, and the tools/list entries built from the
 // same schemas.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { normalizeAddress } from '../../../services/validate.js';
 import { invalidParams } from '../jsonrpc.js';
 import { createAndWaitForOtp } from './create-and-wait-for-otp.js';
 import { createInbox } from './create-inbox.js';
@@ -19,7 +20,9 @@ export const TOOLS: readonly Tool<any>[] = [
   listInboxes, listCustomDomains, addCustomDomain, verifyCustomDomain, deleteCustomDomain, createInbox, waitForEmail,
 ];
 
-const ajv = new Ajv({ useDefaults: true, strict: false, validateFormats: false, allErrors: false });
+// `email` is the only format the schemas name, checked by the same parser as REST: a malformed
+// address is -32602 at admission (HTTP 400), before a long-poll tool opens its SSE answer (HTTP 200).
+const ajv = new Ajv({ useDefaults: true, strict: false, allErrors: false, formats: { email: (value: string) => normalizeAddress(value) !== null } });
 const validators = new Map<string, ValidateFunction>(TOOLS.map((t) => [t.name, ajv.compile(t.inputSchema)]));
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
 
@@ -37,6 +40,8 @@ function describe(error: ErrorObject): string {
       return `${param} ${error.message}`;
     case 'type':
       return `${param} ${error.message}`;
+    case 'format':
+      return `${param} must be an email address`;
     default:
       return `${param}: ${error.message ?? 'invalid'}`;
   }
