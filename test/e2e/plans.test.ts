@@ -95,6 +95,26 @@ test.serial('quotas - past 60 tool calls in a minute on Growth is -32003 with Re
   const body = (await refused.json()) as Json;
   t.is(body.error.code, -32003);
   t.regex(body.error.message, /60 ops per minute on Growth/);
+  // DESIGN §4: RateLimit-* on the agent-tool limit too; the refusal says nothing is left.
+  t.is(refused.headers.get('ratelimit-limit'), '60');
+  t.is(refused.headers.get('ratelimit-remaining'), '0');
+  t.is(refused.headers.get('ratelimit-reset'), String(retry));
+});
+
+test.serial('quotas - every tool call answers the ops limit it counted against, RateLimit-Remaining counting down', async (t) => {
+  const key = (await svc.createAccount('growth')).api_key;
+  const session = await rawInitialize(svc.baseUrl, key);
+  const remaining: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await rawMcp(svc.baseUrl, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'list_inboxes', arguments: {} } }, { authorization: `Bearer ${key}`, 'mcp-session-id': session });
+    t.is(res.status, 200);
+    t.is(res.headers.get('ratelimit-limit'), '60');
+    t.regex(res.headers.get('ratelimit-reset') ?? '', /^\d+$/);
+    remaining.push(Number(res.headers.get('ratelimit-remaining')));
+    await res.arrayBuffer();
+  }
+  // Within one window each call leaves one fewer; a window edge between two calls starts again at 59.
+  for (let i = 1; i < remaining.length; i++) t.true(remaining[i] === remaining[i - 1]! - 1 || remaining[i] === 59, JSON.stringify(remaining));
 });
 
 test.serial('quotas - the 6th concurrent session on Growth is refused with -32004 (429); ending one frees a slot', async (t) => {

@@ -132,7 +132,12 @@ export function toJsonRpcFailure(thrown: unknown): JsonRpcFailure | null {
   if (spec.jsonrpc === null) return null;
   const text = JSONRPC_TEXT[err.code]?.(err) ?? { message: err.message, data: err.code };
   const headers: [string, string][] = [];
-  if (typeof err.details?.retry_after_s === 'number') headers.push(['Retry-After', String(err.details.retry_after_s)]);
+  const d = err.details ?? {};
+  if (typeof d.retry_after_s === 'number') headers.push(['Retry-After', String(d.retry_after_s)]);
+  // A per-minute limit (DESIGN §4), as on REST: the window's limit, nothing left, seconds to the next.
+  if (typeof d.limit === 'number' && typeof d.reset_s === 'number') {
+    headers.push(['RateLimit-Limit', String(d.limit)], ['RateLimit-Remaining', '0'], ['RateLimit-Reset', String(d.reset_s)]);
+  }
   const http = 'mcpHttp' in spec ? spec.mcpHttp : spec.http;
   return new JsonRpcFailure(http, { code: spec.jsonrpc, message: text.message, data: text.data }, headers);
 }

@@ -62,6 +62,9 @@ function handlePost(env: AgentToolEnv, ex: Exchange): Promise<void> {
     const sessionOk = isInit || (!!session && !!sessionId);
     const admitted = await admit(deps, req.token, message, session ?? null, sessionOk);
     const accountId = admitted.admission.account.id;
+    // The per-minute limit this call counted against (tool calls: ops; the rest: REST requests).
+    const { rate } = admitted.admission;
+    ex.setRateLimit(rate.limit, rate.remaining, rate.reset_s);
 
     if (incoming.kind === 'notification') {
       if (session && session.accountId === accountId && session.generation === admitted.admission.generation) onNotification(session, message);
