@@ -9,6 +9,7 @@ import { formatClusterStatus, readClusterStatus } from '../cluster/status.js';
 import { ConfigError, type Config } from '../config/config.js';
 import { assertListenAllowed, loadTls, type TlsMaterial } from '../rpc/tls.js';
 import { resolveMasterKey } from '../security/sealer.js';
+import { prepareDataDir } from '../storage/data-dir.js';
 import type { Args } from './args.js';
 
 const DRAIN_POLL_MS = 500;
@@ -26,6 +27,8 @@ export async function clusterShard(config: Config, flags: Map<string, string>) {
   // Slots move between shards with their sealed API keys: every shard must open them.
   if (!config.masterKey) throw new ConfigError('a cluster shard needs MAILCUE_MASTER_KEY, the same on every shard (slots move between them with their sealed keys)');
   const dataDir = path.resolve(flags.get('data') ?? path.join(config.dataDir, `shard-${id}`));
+  // 0700, and files 0600 even in a directory made by someone else (a container volume): DESIGN §7.
+  prepareDataDir(dataDir);
   const { createLogger } = await import('../obs/logger.js');
   const log = createLogger(config.logLevel, `shard-${id}`);
   const { startClusterShard } = await import('../shard/cluster-shard.js');
