@@ -350,3 +350,22 @@ test('mcp - a long-poll answers before the connection cap; the legacy stream clo
     await capped.stop();
   }
 });
+
+test('mcp - a tool\'s text carries no raw control character from the mail (DESIGN §7 "Output stays inert"); the data is intact', async (t) => {
+  const client = await connectMcp('streamable-http', svc.baseUrl, key);
+  try {
+    const address = await inbox();
+    const subject = 'Code \u009b31m red \u001b]52;c;ZXZpbA==\u0007 done';
+    await sendMail(svc.smtpPort, { to: address, subject, text: 'Your verification code is 551234.' });
+    for (const name of ['get_latest_email', 'get_messages']) {
+      const call = await client.callTool({ name, arguments: { inbox: address } });
+      const text = (call.content as { text: string }[])[0]!.text;
+      t.false(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(text), `${name}: ${JSON.stringify(text.match(/[\x00-\x1f\x7f-\x9f]/))}`);
+      t.true(JSON.stringify(JSON.parse(text)).includes('\u009b31m red'), `${name}: the text decodes to the same data`);
+    }
+    const read = await client.readResource({ uri: `mailcue://inbox/${address}` });
+    t.false(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test((read.contents[0] as { text: string }).text), 'resources/read');
+  } finally {
+    await client.close();
+  }
+});

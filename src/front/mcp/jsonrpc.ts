@@ -46,9 +46,21 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
+const RAW_C1 = /[\x7f-\x9f\u2028\u2029]/;
+const RAW_C1_ALL = new RegExp(RAW_C1.source, 'g');
+
+/**
+ * JSON text with DEL, the C1 controls and U+2028/9 escaped too: JSON.stringify escapes only C0, so
+ * a subject's 8-bit CSI (U+009B) reached the tool's text raw, and a host that prints that text to a
+ * terminal would run it (DESIGN §7 "Output stays inert"). The data it decodes to is the same.
+ */
+export function inertJson(json: string): string {
+  return RAW_C1.test(json) ? json.replace(RAW_C1_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
+}
+
 /** A tool's output as a tools/call result, encoded once. */
 export function toolCallResult(out: Record<string, unknown> | JsonText): ToolCallResult {
-  return out instanceof JsonText ? new ToolCallResult(out.text) : new ToolCallResult(JSON.stringify(out), out);
+  return out instanceof JsonText ? new ToolCallResult(inertJson(out.text)) : new ToolCallResult(inertJson(JSON.stringify(out)), out);
 }
 
 /** The JSON text of a successful response. */

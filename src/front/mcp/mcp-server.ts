@@ -14,7 +14,7 @@ import { normalizeAddress } from '../../services/validate.js';
 import { callerOf } from '../../services/scope.js';
 import { Cancellation, type CancelSignal } from '../../util/cancel.js';
 import { admitToken, admitWaiting, recentlyAdmitted } from '../auth.js';
-import { invalidParams, methodNotFound, toJsonRpcFailure, toolCallResult, type JsonRpcRequest } from './jsonrpc.js';
+import { inertJson, invalidParams, methodNotFound, toJsonRpcFailure, toolCallResult, type JsonRpcRequest } from './jsonrpc.js';
 import type { McpSession } from './sessions.js';
 import { findTool, toolList, validateArguments } from './tools/registry.js';
 import { askedWaitMs, type Tool, type ToolContext, type ToolOutput } from './tools/tool.js';
@@ -220,7 +220,7 @@ export async function execute(ctx: ExecuteContext, message: JsonRpcRequest): Pro
       if (!address) throw unknown();
       try {
         const messages = await listMessages(deps, caller, address, 10, false);
-        return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ inbox: address, messages }) }] };
+        return { contents: [{ uri, mimeType: 'application/json', text: inertJson(JSON.stringify({ inbox: address, messages })) }] };
       } catch (err) {
         if (err instanceof MailcueError && err.code === 'inbox_not_found') throw unknown();
         throw err;
