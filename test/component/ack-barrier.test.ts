@@ -58,14 +58,14 @@ test('ack barrier - a retried delivery that finds its message stored is answered
   const address = 'r@x.test';
   await client.call({ type: 'inbox.create', accountId: ACCOUNT, address, domain: 'x.test' });
   const deliver = { type: 'inbox.deliver' as const, addresses: [address], message: parsed('retried'), raw: Buffer.from('Subject: retried\r\n\r\nx'), digest: 'd'.repeat(64) };
-  const first = await client.call<DeliverResult>(deliver);
+  const first = await client.call(deliver);
   t.deepEqual(first.delivered, [address]);
 
   // The first attempt's entry has not reached a follower yet; the sender retries the same message.
   durability.held = true;
   const calls = durability.calls;
   let answered = false;
-  const retry = client.call<DeliverResult>(deliver).then((r) => {
+  const retry = client.call(deliver).then((r) => {
     answered = true;
     return r;
   });

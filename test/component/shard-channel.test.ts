@@ -88,10 +88,10 @@ test('shard channel - a 9 MB source to three inboxes and its reads cross in part
   const addresses = ['a@x.test', 'b@x.test', 'c@x.test'];
   for (const address of addresses) await client.call({ type: 'inbox.create', accountId: ACCOUNT, address, domain: 'x.test' });
   const raw = randomBytes(9 * 1024 * 1024);
-  const result = await client.call<DeliverResult>({ type: 'inbox.deliver', addresses, message: parsed('big'), raw });
+  const result = await client.call({ type: 'inbox.deliver', addresses, message: parsed('big'), raw });
   t.deepEqual(result.delivered, addresses);
   const reads = await Promise.all(
-    Array.from({ length: 6 }, (_, i) => client.call<Uint8Array>({ type: 'message.raw', accountId: ACCOUNT, address: addresses[i % 3]!, id: result.id })),
+    Array.from({ length: 6 }, (_, i) => client.call({ type: 'message.raw', accountId: ACCOUNT, address: addresses[i % 3]!, id: result.id })),
   );
   for (const bytes of reads) t.true(Buffer.from(bytes).equals(raw));
 });
@@ -100,7 +100,7 @@ test('shard channel - a cut connection fails no read: a parked long-poll is park
   const { actors, client, link } = await setup(t);
   const address = 'w@x.test';
   await client.call({ type: 'inbox.create', accountId: ACCOUNT, address, domain: 'x.test' });
-  const wait = client.call<WaitResult>({ type: 'message.wait', accountId: ACCOUNT, address, since: null, match: 'any', timeoutMs: 20_000 }, { timeoutMs: 25_000 });
+  const wait = client.call({ type: 'message.wait', accountId: ACCOUNT, address, since: null, match: 'any', timeoutMs: 20_000 }, { timeoutMs: 25_000 });
   await until(() => actors.ctx.waiters.size === 1, 'the long-poll parked', 10_000);
 
   const connectionsBefore = link.connections();
@@ -110,7 +110,7 @@ test('shard channel - a cut connection fails no read: a parked long-poll is park
   await until(() => link.connections() > connectionsBefore && actors.ctx.waiters.size === 1, 'the long-poll parked again on a new stream', 10_000);
   t.is(client.inFlight, 1);
 
-  const delivered = await client.call<DeliverResult>({ type: 'inbox.deliver', addresses: [address], message: parsed('after the cut'), raw: Buffer.from('x') });
+  const delivered = await client.call({ type: 'inbox.deliver', addresses: [address], message: parsed('after the cut'), raw: Buffer.from('x') });
   const answer = await wait;
   t.false(answer.timed_out);
   t.is(answer.message?.id, delivered.id);
@@ -120,7 +120,7 @@ test('shard channel - a long-poll that waited from "now" and is sent again after
   const { actors, client, link } = await setup(t);
   const address = 'gap@x.test';
   await client.call({ type: 'inbox.create', accountId: ACCOUNT, address, domain: 'x.test' });
-  const wait = client.call<WaitResult>({ type: 'message.wait', accountId: ACCOUNT, address, since: null, match: 'any', timeoutMs: 8_000 }, { timeoutMs: 12_000 });
+  const wait = client.call({ type: 'message.wait', accountId: ACCOUNT, address, since: null, match: 'any', timeoutMs: 8_000 }, { timeoutMs: 12_000 });
   await until(() => actors.ctx.waiters.size === 1, 'the long-poll parked', 10_000);
 
   link.hold();

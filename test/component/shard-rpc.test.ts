@@ -14,8 +14,6 @@ import { Cancellation } from '../../src/util/cancel.js';
 class ScriptedShard implements CommandDispatcher {
   readonly seen: Command[] = [];
   answer: (command: Command, scope: RequestScope) => unknown = () => null;
-  /** No account changes to push in these tests. */
-  onAccountChange(): void {}
   dispatch(command: Command, scope: RequestScope): unknown {
     this.seen.push(command);
     return this.answer(command, scope);

@@ -72,7 +72,7 @@ function hostProvider(clientMetadataUrl?: string) {
     saveCodeVerifier: (v) => { state.verifier = v; },
     // v2 binds the callback to the authorization server it discovered (SEP-2352); v1 never calls these.
     saveDiscoveryState: (d: Json) => { state.discovery = d; },
-    discoveryState: () => state.discovery,
+    discoveryState: () => state.discovery as never,
     codeVerifier: () => state.verifier!,
     state: () => 'st-42',
   };

@@ -9,5 +9,5 @@ const [endpoint, prefix, id, ttl] = process.argv.slice(2) as [string, string, st
 const { ns } = connectEtcd({ endpoints: [endpoint], prefix });
 await MemberRegistration.register(ns, { id, address: `127.0.0.1:0`, state: 'active' }, Number(ttl), () => {});
 const log = { info(_o: object, msg: string) { if (msg === 'elected controller') console.log('leader'); }, warn() {} };
-new Controller(ns, id, Number(ttl), { run: (_m, sw) => sw() }, log).start();
+new Controller(ns, id, Number(ttl), { run: async () => undefined }, log).start();
 console.log('ready');

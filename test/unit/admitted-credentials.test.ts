@@ -6,7 +6,7 @@ import { PerIpWindow } from '../../src/front/oauth/per-ip-window.js';
 
 function cache() {
   const clock = { now: 1_000_000 };
-  const up = new Set([0, 1]);
+  const up = new Set<number | string>([0, 1]);
   const c = new AdmittedCredentials((accountId) => (accountId.endsWith('1') ? 1 : 0), (shard) => up.has(shard), () => clock.now);
   return { c, clock, up };
 }

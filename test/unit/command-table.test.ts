@@ -66,7 +66,7 @@ test('command table - routing keys come from the rows', (t) => {
     [{ type: 'inbox.get', accountId: 'a', address: 'x@y.test' }, 'x@y.test'],
     [{ type: 'inbox.deliver', addresses: ['first@y.test', 'second@y.test'], message: {} as never, raw: new Uint8Array() }, 'first@y.test'],
     [{ type: 'domain.add', accountId: 'a', domain: 'example.org' }, 'example.org'],
-    [{ type: 'webhook.register', accountId: 'a', inbox: 'w@y.test', url: 'https://h/', key: 'k' }, 'w@y.test'],
+    [{ type: 'webhook.register', accountId: 'a', inbox: 'w@y.test', url: 'https://h/', keySealed: new Uint8Array(), max: 1 }, 'w@y.test'],
     [{ type: 'inbox.list', accountId: 'a' }, null],
     [{ type: 'slot.head', slot: 3 }, null],
   ];

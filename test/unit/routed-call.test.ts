@@ -2,6 +2,7 @@
 // new owner, a long-poll sent again waits only for the time it has left since it first started,
 // and a caller's abort reaches the shard that holds the call.
 import test from 'ava';
+import type { CommandOf } from '../../src/contract/command-table.js';
 import type { Command } from '../../src/contract/commands.js';
 import { MailcueError } from '../../src/errors/registry.js';
 import { Cluster } from '../../src/rpc/cluster.js';
@@ -60,7 +61,7 @@ class ScriptedShards implements Placement {
   close(): void {}
 }
 
-function waitCommand(timeoutMs: number): Command {
+function waitCommand(timeoutMs: number): CommandOf<'message.wait'> {
   return { type: 'message.wait', accountId: 'acc_1', address: 'a@x.test', since: null, match: 'any', timeoutMs };
 }
 
@@ -161,7 +162,7 @@ test.serial('routed call - a wait whose time runs out while no primary answers s
   await withClock(async (clock) => {
     const shards = new ScriptedShards();
     const since = 'msg_0000000abc0000000000';
-    const answer = new Cluster(shards).call({ ...waitCommand(10_000), since } as Command, { timeoutMs: 15_000 });
+    const answer = new Cluster(shards).call({ ...waitCommand(10_000), since }, { timeoutMs: 15_000 });
     clock.now += 11_000;
     shards.sent[0]!.sink.reject(new MailcueError('unavailable', 'shard a is gone'));
     t.deepEqual(await answer, { timed_out: true, message: null, cursor: since });

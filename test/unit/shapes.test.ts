@@ -129,11 +129,11 @@ const TOOL_SHAPES: Record<string, (out: any) => [unknown, unknown][]> = {
   wait_for_email: (o) => [[o.properties.message.anyOf[0], messageSummarySchema]],
   list_inboxes: (o) => [[o.properties.inboxes.items, inboxSchema]],
   extract_otp: (o) => [[o, foundCodeSchema]],
-  create_and_wait_for_otp: (o) => Object.entries(foundCodeSchema.properties).map(([k, v]) => [o.properties[k], v]),
-  create_inbox: (o) => Object.entries(inboxSchema.properties).map(([k, v]) => [o.properties[k], v]),
+  create_and_wait_for_otp: (o) => Object.entries(foundCodeSchema.properties).map(([k, v]): [unknown, unknown] => [o.properties[k], v]),
+  create_inbox: (o) => Object.entries(inboxSchema.properties).map(([k, v]): [unknown, unknown] => [o.properties[k], v]),
   list_custom_domains: (o) => [[o.properties.domains.items, customDomainSchema]],
   verify_custom_domain: (o) => [[o, customDomainSchema]],
-  add_custom_domain: (o) => [...Object.entries(customDomainSchema.properties).map(([k, v]) => [o.properties[k], v]), [o.properties.dns_records.items, dnsRecordSchema]],
+  add_custom_domain: (o) => [...Object.entries(customDomainSchema.properties).map(([k, v]): [unknown, unknown] => [o.properties[k], v]), [o.properties.dns_records.items, dnsRecordSchema]],
 };
 
 test('shapes - every tool that answers a public shape publishes the shared schema as its outputSchema', (t) => {

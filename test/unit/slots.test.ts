@@ -6,7 +6,7 @@ import { SLOT_COUNT, slotOf } from '../../src/cluster/slots.js';
 const names = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `shard-${i + from}`);
 
 function mapOf(primaries: (string | null)[]): SlotMap {
-  return primaries.map((primary, slot) => ({ slot, primary, followers: [], epoch: primary ? 1 : 0 }));
+  return primaries.map((primary, slot) => ({ slot, primary, followers: [], epoch: primary ? 1 : 0, isr: [] }));
 }
 
 function assertBalanced(t: import('ava').ExecutionContext, primaries: (string | null)[], members: string[]) {
