@@ -80,3 +80,22 @@ test.serial('cli tty - a create is a sentence on a terminal; an error is red wit
   t.is(failed.code, 4);
   t.regex(failed.screen, /\x1b\[31merror\x1b\[0m: unauthorized: .+\r\n\x1b\[2mhint\x1b\[0m: check MAILCUE_API_KEY or run mailcue login/);
 });
+
+test.serial('cli tty - an attachment written to the terminal (-o -) is shown inert; piped it stays byte for byte', async (t) => {
+  const inbox = await createInbox();
+  const payload = 'before \x1b]52;c;ZXZpbA==\x07 \x1b[2J\x1b[H after';
+  await sendMail(svc.smtpPort, { to: inbox, subject: 'escapes attached', text: 'see attached', attachments: [{ filename: 'a.txt', content: payload }] });
+  const list = (await (await svc.api(key, 'GET', `/v1/inboxes/${inbox}/messages`)).json()) as { data: { id: string }[] };
+  const id = list.data[0]!.id;
+  const shown = await onTerminal(['messages', 'attachment', inbox, id, '0', '-o', '-'], { NO_COLOR: '1' });
+  t.is(shown.code, 0, shown.screen);
+  t.true(shown.screen.includes('before') && shown.screen.includes('after'), shown.screen);
+  t.false(/\x1b/.test(shown.screen), JSON.stringify(shown.screen));
+  const piped = await new Promise<Buffer>((resolve) => {
+    const child = spawn(process.execPath, [BIN, 'messages', 'attachment', inbox, id, '0', '-o', '-'], { env: cliEnv({ MAILCUE_URL: svc.baseUrl, MAILCUE_API_KEY: key, XDG_CONFIG_HOME: tempConfigHome() }) });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => chunks.push(b));
+    child.on('close', () => resolve(Buffer.concat(chunks)));
+  });
+  t.is(piped.toString(), payload);
+});

@@ -126,7 +126,8 @@ export function registerMessages(program: Command): void {
       const ctx = context(cmd);
       const file = await ctx.api.download(`${messagePath(inbox, id)}/attachments/${n}`);
       if (flags.output === '-') {
-        ctx.out.stdout.write(file.bytes);
+        // Piped, byte for byte; on a terminal inert, as `messages raw` (a sender's bytes may hold escapes).
+        ctx.out.stdout.write(ctx.out.tty ? inert(Buffer.from(file.bytes).toString('utf8')) : file.bytes);
         return;
       }
       const target = flags.output ?? safeFilename(file.filename, `attachment-${n}`);
