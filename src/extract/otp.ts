@@ -76,7 +76,8 @@ function sharedSecret(text: string, hit: Hit): boolean {
   // The word itself, or the one after it when that one starts with a secret word ("Kode Sandi",
   // "Code d'accès").
   const own = wordAt(text, hit);
-  const next = /^[ '’](\p{L}+)/u.exec(text.slice(hit.end, hit.end + 16))?.[1] ?? '';
+  // "Código de acceso", "Code d'accès": a preposition may stand between the two.
+  const next = /^[ '’](?:(?:de|da|do|di|du|del|d)[ '’])?(\p{L}+)/iu.exec(text.slice(hit.end, hit.end + 20))?.[1] ?? '';
   if (!(SHARED_SECRET.test(own) || SECRET_START.test(next)) || ONE_TIME_IN.test(own)) return false;
   const wordStart = hit.end - own.length;
   return !ONE_TIME.test(text.slice(Math.max(0, wordStart - 32), wordStart));
@@ -206,9 +207,11 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
       const hits = otpKeywords.find(text, Math.max(prev, lineFrom - 160), lineFrom);
       const hit = last(hits, CODE_WORD);
       const lab = last(hits, NUMBER_LABEL);
-      // "Order number:\n482913": a label closing the line above names the number below it.
+      // "Order number:\n482913": a label closing the line above names the number below it. Only
+      // one that closes it: in "Digite este código no app:" or "… when the terminal prompts you:"
+      // the label word is part of a sentence about the code.
       const labelled = lab !== undefined && (!hit || lab.end > hit.end) && labelNames(text, lab, hit, c.start);
-      if (back === 0 && labelled && lineFrom - lab!.end <= 30 && !digitBetween(text, lab!.end, lineFrom)) return null;
+      if (back === 0 && labelled && DIRECT_LABEL.test(text.slice(lab!.end, lineFrom))) return null;
       if (meetingDoc && hit && sharedSecret(text, hit)) return null;
       if (hit && !labelled) {
         before = numberBetween(text, hit.end, c.start, hits) ? 1 : back === 0 ? 5 : 4;
