@@ -39,6 +39,35 @@ const ALTERNATIVES = [
 export const IF = 13;
 /** "Allow": a sign-in approval's button; it asks only in a mail already about signing in. */
 export const ALLOW = 14;
+/**
+ * Joining or accepting: the act itself only in a mail that invites the reader to an account, team
+ * or workspace ("Join Northwind Design", "Dołącz do zespołu"), as signing in is in a sign-in mail.
+ */
+export const JOIN = 15;
+const JOINS = [
+  'join', 'accept', 'view invitation', 'view the invitation', 'view your invitation', 'view invite', 'open invitation',
+  'open the invitation', 'see invitation', 'see the invitation', 'respond to invitation',
+  'beitreten', 'annehmen', 'akzeptieren', 'rejoindre', 'accepter', 'unirte', 'unirse', 'únete', 'aceptar',
+  'aceitar', 'juntar se', 'entrar na equipa', 'entrar na equipe', 'accetta', 'accettare', 'unisciti', 'dołącz', 'dolacz',
+  'akceptuj', 'przyjmij', 'přijmout', 'připojit se', 'deelnemen', 'accepteren', 'aannemen', 'gå med', 'liity', 'csatlakozz',
+  'katıl', 'присоединиться', 'присоединяйтесь', 'принять', 'приєднатися', '参加する', '参加', '加入', '接受', '참여', '수락', '합류',
+];
+/** Words that say the mail invites the reader somewhere: to an account, team or workspace, unless to a MEETING. */
+export const INVITATION = 16;
+const INVITATIONS = [
+  'invited you', 'invites you', 'has invited', 'have been invited', 'you\'re invited', 'you are invited', 'invitation',
+  'einladung', 'eingeladen', 'lädt dich', 'lädt sie', 'vous invite', 'vous a invité', 't\'a invité', 'invitación',
+  'te invitó', 'te ha invitado', 'le ha invitado', 'convite', 'convidou', 'convidado', 'convidada', 'invito',
+  'ti ha invitato', 'invitato', 'uitnodiging', 'nodigt je uit', 'heeft je uitgenodigd', 'zaproszenie', 'zaprasza',
+  'zaprosił', 'zaprosiła', 'pozvánka', 'pozval', 'pozvala', 'inbjudan', 'invitasjon', 'kutsu', 'meghívó', 'davet',
+  'приглашение', 'пригласил', 'пригласила', 'приглашает', 'запрошення', '招待', '邀请', '邀請', '초대',
+];
+/** An invitation to a meeting, call or event: its "Join" opens the meeting, not an account. */
+export const MEETING = 17;
+const MEETINGS = [
+  'meeting', 'calendar', 'video call', 'conference call', 'event', 'zoom', 'réunion', 'reunión', 'reunião',
+  'riunione', 'besprechung', 'spotkanie', 'vergadering', 'встреча', 'встречу', '会議', '会议', '會議', '회의',
+];
 const ALLOWS = ['allow', 'yes allow', 'allow sign in', 'allow login', 'zulassen', 'autoriser', 'permitir', 'consenti'];
 
 const IFS = [
@@ -75,7 +104,7 @@ const EXPIRIES = [
   'button only works', 'button can only be used once',
   'can be used once', 'can only be used once', 'one time link', 'single use link', 'link gültig', 'stunden gültig', 'minuten gültig', 'link ist nur',
   'link läuft', 'lien expire', 'lien est valable', 'enlace caduca', 'enlace expira', 'enlace es válido',
-  'link expira', 'link é válido', 'link scade', 'link è valido', 'link is geldig', 'link verloopt', 'uur geldig', 'minuten geldig',
+  'link expira', 'link é válido', 'ligação é válida', 'ligação expira', 'válida durante', 'válido durante', 'link scade', 'link è valido', 'link is geldig', 'link verloopt', 'uur geldig', 'minuten geldig',
   'link wygaśnie', 'link jest ważny', 'odkaz je platný', 'odkaz vyprší', 'länken är giltig', 'linket er gyldig',
   'lenken er gyldig', 'linkki on voimassa', 'saat geçerli', 'dakika geçerli', 'σύνδεσμος ισχύει', 'ссылка действительна',
   'ссылка действует', 'посилання дійсне', 'הקישור תקף', 'الرابط صالح', 'तक मान्य', 'ลิงก์นี้จะหมดอายุ',
@@ -136,7 +165,7 @@ const ACTIONS = [
   'accept invitation', 'accept the invitation', 'accept your invitation', 'accept invite', 'accept the invite',
   'accept your invite', 'join the team', 'join your team', 'join the workspace', 'join workspace',
   'join your workspace', 'join the organization', 'join the organisation', 'join organization', 'join the project',
-  'set up your account', 'set up account', 'finish setting up', 'complete your account', 'complete account setup',
+  'set up your account', 'set up my account', 'set up account', 'finish setting up', 'complete your account', 'complete account setup',
   'einladung annehmen', 'einladung akzeptieren', 'team beitreten', 'arbeitsbereich beitreten', 'konto einrichten',
   'uitnodiging accepteren', 'uitnodiging aannemen', 'accepteer de uitnodiging', 'accepteer uitnodiging',
   'account instellen', 'accepter l\'invitation', 'accepter l invitation', 'accepter linvitation', 'rejoindre l\'équipe',
@@ -149,6 +178,8 @@ const ACTIONS = [
   'прийняти запрошення', 'קבלת ההזמנה', 'לקבל את ההזמנה', 'قبول الدعوة', 'आमंत्रण स्वीकार', 'निमंत्रण स्वीकार',
   'ยอมรับคำเชิญ', 'chấp nhận lời mời', 'terima undangan', '招待を承諾', '招待を受け入れる', '招待を受ける',
   '接受邀请', '接受邀請', '초대 수락', '초대를 수락',
+  // European Portuguese (palavra-passe, not senha)
+  'definir palavra-passe', 'defina a sua palavra-passe', 'nova palavra-passe', 'redefinir palavra-passe', 'redefinir a palavra-passe',
   // Magic links named as such
   'lien magique', 'enlace mágico', 'link mágico', 'link magico', 'magischer link', 'magische link',
   // German
@@ -375,6 +406,9 @@ export const linkKeywords = new KeywordMatcher([
   [ALTERNATIVE, ALTERNATIVES],
   [IF, IFS],
   [ALLOW, ALLOWS],
+  [JOIN, JOINS],
+  [INVITATION, INVITATIONS],
+  [MEETING, MEETINGS],
   [NEGATION, NEGATIONS],
   [NEUTRALIZER, NEUTRALIZERS],
 ]);
@@ -390,9 +424,11 @@ export const URL_ACTION = new RegExp([
   'doğrula', 'onayla', 'xac-nhan', 'xacnhan', 'xac-minh', 'xac-thuc', 'epivevai', 'epalithe', 'konfirm', 'podtver',
   'megerosit', 'validat', 'valider', 'approve', 'magic', 'magique', 'login', 'log-in', 'signin', 'sign-in', 'sign_in',
   'inlog', 'anmeld', 'zaloguj', 'logind', 'kirjaudu', 'prihlas', 'giris', 'dang-nhap', 'auth', 'reset',
-  'password', 'passwort', 'wachtwoord', 'passwd', 'token=', 'oobcode=', 'ticket=', 'action-token',
+  'password', 'passwort', 'wachtwoord', 'palavra-passe', 'passwd', 'token=', 'oobcode=', 'ticket=', 'action-token',
   'key=', 'otp', 'passwordless', 'register/complete', 'registration/complete', 'signup/complete', 'recover_account', 'recover-account', 'recoveraccount', 'account/recover',
 ].join('|'));
+/** URL stems of joining or accepting an invitation: the act's URL in a mail that invites the reader. */
+export const URL_JOIN = /invit|convite|einladung|uitnodig|zaprosz|pozvan|\/join\b|join[-_]|accept|dolacz|beitreten|rejoindre/;
 /** URL stems that corroborate a sign-in anchor (a magic link, not a login page behind a tracker). */
 export const URL_SIGN_IN = /magic|magique|magico|mágico|login|log-in|signin|sign-in|sign_in|auth|token=|otp|passwordless|inlog|anmeld|zaloguj|logind|kirjaudu|prihlas|giris|dang-nhap/;
 /**
@@ -403,7 +439,7 @@ export const URL_SIGN_IN = /magic|magique|magico|mágico|login|log-in|signin|sig
  */
 export const IDP_ACTION = /[?&]oobcode=|[?&]id_token_hint=|[?&]mode=(?:verifyemail|resetpassword|signin|recoveremail|verifyandchangeemail)|confirmuser|confirmsignup|\/auth\/v\d\/verify|action-token|login-actions\/|\/self-service\/(?:verification|recovery|login)|[?&]type=(?:signup|magiclink|recovery|invite|email_change)\b|\/magic[-_]?links?\//;
 /** URL stems naming what a verification acts on (the address, the account, a sign-in, the password). */
-export const URL_OBJECT = /mail|account|konto|compte|cuenta|conta|user|member|signup|sign-up|register|registr|subscri|optin|opt-in|password|passwort|wachtwoord|login|signin|sign-in|auth|magic|session|identity|profile|device|invite|invitation|onboard|welcome|activat|aktiv|ativ|attiv|reset|verif|token=|oobcode/;
+export const URL_OBJECT = /mail|account|konto|compte|cuenta|conta|user|member|signup|sign-up|register|registr|subscri|optin|opt-in|password|passwort|wachtwoord|palavra-passe|login|signin|sign-in|auth|magic|session|identity|profile|device|invit|convite|einladung|uitnodig|zaprosz|pozvan|onboard|welcome|activat|aktiv|ativ|attiv|reset|verif|token=|oobcode/;
 export const URL_LIST = /unsubscribe|unsub|optout|opt-out|opt_out|preference|abmelden|desinscri|baja|afmeld|uitschrijv|abbestell/;
 export const URL_OTHER = /\/docs?\b|\/documentation|changelog|release-notes|unsubscribe|unsub|optout|opt-out|opt_out|preference|privacy|\/terms|legal|\/help|support|faq|contact|report|deny|\/block|cancel|logo|\/view|browser|getting-started|\/orders?\b|invoice|abmelden|desinscri|baja|\/lock|secure-account|secure_account|not-me|notme|wasnt-me|this-wasnt|\/webinar|\/events?\//;
 /**

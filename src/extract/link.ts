@@ -35,7 +35,7 @@
 // link expires within hours or works once), delivers no code and is no bulk mail, the one tokenised
 // call-to-action (or the one button among them) that is neither a
 // footer, social, legal nor safety link is the verification link (languages the tables lack).
-import { ACTION, ALLOW, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, LIST, linkKeywords, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_LIST, URL_OBJECT, URL_SIGN_IN } from './link-keywords.js';
+import { ACTION, ALLOW, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, INVITATION, JOIN, LIST, linkKeywords, MEETING, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_JOIN, URL_LIST, URL_OBJECT, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
 import { hasToken, opaqueTracker, shortTokenAfterAction, targetOf, targetParts, urlNamesOther } from './link-url.js';
 
@@ -74,6 +74,8 @@ export interface MailSignals {
   hasCode: boolean;
   /** That code, when there is one: a link carrying it ("…/verify?code=4831") is its other form. */
   code: string | null;
+  /** The mail invites the reader to an account, team or workspace: joining or accepting is the act (read when a link joins). */
+  readonly invitation: boolean;
 }
 
 export interface LinkPick {
@@ -165,6 +167,15 @@ export function subjectSignals(subject: string, namesCode: boolean): Pick<MailSi
 const namesObject = (hits: Hit[]): boolean =>
   hits.some((h) => h.kind === OBJECT || h.kind === SIGN_IN || h.kind === CODE_NOUN || (h.kind === ACTION && h.phrase));
 
+/**
+ * Does the mail invite the reader to an account, team or workspace? Its subject or body says it is
+ * an invitation, and neither speaks of a meeting, call or event (whose "Join" opens the meeting).
+ */
+export function invitesReader(subject: string, body: string): boolean {
+  const hits = [...linkKeywords.find(subject), ...linkKeywords.find(body)];
+  return has(hits, INVITATION) && !has(hits, MEETING);
+}
+
 /** What the body outside the links says: it asks for the act; it says its link expires. */
 export function bodySignals(text: string): Pick<MailSignals, 'bodyAsks' | 'expiring'> {
   const hits = linkKeywords.find(text);
@@ -214,12 +225,14 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   const { host, rest } = targetParts(c.url);
   const opaque = opaqueTracker(c.url);
   const idp = IDP_ACTION.test(rest);
-  const urlAsks = idp || URL_ACTION.test(rest);
+  // In an invitation, a URL that joins or accepts spells the act ("/invite/accept?code=…").
+  const joinUrl = URL_JOIN.test(rest) && mail.invitation;
+  const urlAsks = idp || joinUrl || URL_ACTION.test(rest);
   // "Sign in" asks for verification only in a mail about signing in: the subject, the code it
   // delivers or the URL must agree, so "Log in to view your statement" behind a click tracker is
   // not a magic link.
   const signInMail = mail.subjectAsks || mail.subjectSignIn || mail.hasCode || mail.expiring || URL_SIGN_IN.test(rest);
-  const asksIn = (hits: Hit[]): boolean => has(hits, ACTION) || (signInMail && (has(hits, SIGN_IN) || has(hits, ALLOW)));
+  const asksIn = (hits: Hit[]): boolean => has(hits, ACTION) || (signInMail && (has(hits, SIGN_IN) || has(hits, ALLOW))) || (has(hits, JOIN) && mail.invitation);
 
   const why: string[] = [];
   const anchorAsks = asksIn(anchorHits);
@@ -291,7 +304,7 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   const shortToken = !tokenised && urlAsks && shortTokenAfterAction(rest);
   if (shortToken) score += 1;
   // Behind a tracker that hides its target, the words are all there is: they must ask themselves.
-  const evidenced = tokenised || idp || carriesCode || shortToken || (urlAsks && has(anchorHits, ACTION)) || (opaque && (anchorAsks || leadAsks));
+  const evidenced = tokenised || idp || carriesCode || shortToken || (urlAsks && has(anchorHits, ACTION)) || (joinUrl && anchorAsks) || (opaque && (anchorAsks || leadAsks));
   // In bulk mail a button's own words are not enough: "Confirm your seat" in a newsletter.
   const mailAsks = !mail.bulk || mail.subjectAsks || mail.subjectSignIn || mail.bodyAsks || mail.hasCode || urlAsks;
   if (!(asked && evidenced && mailAsks && score >= MIN_SCORE)) return { reject: 'weak' };
