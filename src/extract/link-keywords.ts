@@ -45,7 +45,7 @@ export const ALLOW = 14;
  */
 export const JOIN = 15;
 const JOINS = [
-  'join', 'accept', 'view invitation', 'view the invitation', 'view your invitation', 'view invite', 'open invitation',
+  'join', 'accept', 'word lid', 'lid worden', 'aderir', 'juntar', 'view invitation', 'view the invitation', 'view your invitation', 'view invite', 'open invitation',
   'open the invitation', 'see invitation', 'see the invitation', 'respond to invitation',
   'beitreten', 'annehmen', 'akzeptieren', 'rejoindre', 'accepter', 'unirte', 'unirse', 'únete', 'aceptar',
   'aceitar', 'juntar se', 'entrar na equipa', 'entrar na equipe', 'accetta', 'accettare', 'unisciti', 'dołącz', 'dolacz',
@@ -65,8 +65,23 @@ const INVITATIONS = [
 /** An invitation to a meeting, call or event: its "Join" opens the meeting, not an account. */
 export const MEETING = 17;
 const MEETINGS = [
-  'meeting', 'calendar', 'video call', 'conference call', 'event', 'zoom', 'réunion', 'reunión', 'reunião',
-  'riunione', 'besprechung', 'spotkanie', 'vergadering', 'встреча', 'встречу', '会議', '会议', '會議', '회의',
+  'meeting', 'calendar', 'video call', 'conference call', 'call', 'event', 'zoom', 'réunion', 'appel vidéo', 'événement',
+  'reunión', 'videollamada', 'llamada', 'evento', 'reunião', 'videochamada', 'chamada', 'riunione', 'videochiamata',
+  'besprechung', 'videoanruf', 'veranstaltung', 'spotkanie', 'wydarzenie', 'vergadering', 'встреч*', 'видеовстреч*',
+  'видеозвон*', 'созвон*', 'мероприяти*', '会議', '会议', '會議', '회의', 'イベント', '活动', '활동',
+];
+/**
+ * What an invitation that counts invites to (the corpus contract): an account, a team, a workspace,
+ * an organisation or project. A friend request, a channel or a meeting invites to none of these.
+ */
+export const TEAM = 18;
+const TEAMS = [
+  'team', 'workspace', 'organization', 'organisation', 'org', 'project', 'company', 'tenant',
+  'arbeitsbereich', 'organisation', 'équipe', 'espace de travail', 'equipo', 'espacio de trabajo',
+  'organización', 'equipe', 'equipa', 'espaço de trabalho', 'organização', 'squadra', 'area di lavoro',
+  'organizzazione', 'werkruimte', 'organisatie', 'zespół', 'zespołu', 'organizacja', 'organizacji', 'obszar roboczy', 'tým',
+  'команд*', 'рабочее пространство', 'организаци*', 'チーム', 'ワークスペース', '組織', '团队', '團隊', '工作区',
+  '工作區', '组织', '팀', '워크스페이스', '조직',
 ];
 const ALLOWS = ['allow', 'yes allow', 'allow sign in', 'allow login', 'zulassen', 'autoriser', 'permitir', 'consenti'];
 
@@ -409,6 +424,7 @@ export const linkKeywords = new KeywordMatcher([
   [JOIN, JOINS],
   [INVITATION, INVITATIONS],
   [MEETING, MEETINGS],
+  [TEAM, TEAMS],
   [NEGATION, NEGATIONS],
   [NEUTRALIZER, NEUTRALIZERS],
 ]);
@@ -429,6 +445,8 @@ export const URL_ACTION = new RegExp([
 ].join('|'));
 /** URL stems of joining or accepting an invitation: the act's URL in a mail that invites the reader. */
 export const URL_JOIN = /invit|convite|einladung|uitnodig|zaprosz|pozvan|\/join\b|join[-_]|accept|dolacz|beitreten|rejoindre/;
+/** A URL's path: where an invitation URL joins or accepts (`?invite=` in a query names a shared file as well). */
+export const pathOf = (rest: string): string => rest.split(/[?#]/, 1)[0]!;
 /** URL stems that corroborate a sign-in anchor (a magic link, not a login page behind a tracker). */
 export const URL_SIGN_IN = /magic|magique|magico|mágico|login|log-in|signin|sign-in|sign_in|auth|token=|otp|passwordless|inlog|anmeld|zaloguj|logind|kirjaudu|prihlas|giris|dang-nhap/;
 /**

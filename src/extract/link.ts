@@ -35,7 +35,7 @@
 // link expires within hours or works once), delivers no code and is no bulk mail, the one tokenised
 // call-to-action (or the one button among them) that is neither a
 // footer, social, legal nor safety link is the verification link (languages the tables lack).
-import { ACTION, ALLOW, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, INVITATION, JOIN, LIST, linkKeywords, MEETING, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, URL_ACTION, URL_JOIN, URL_LIST, URL_OBJECT, URL_SIGN_IN } from './link-keywords.js';
+import { ACTION, ALLOW, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, INVITATION, JOIN, LIST, linkKeywords, MEETING, NEGATION, NEUTRALIZER, OBJECT, OTHER, pathOf, SIGN_IN, SOCIAL_HOST, TEAM, URL_ACTION, URL_JOIN, URL_LIST, URL_OBJECT, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
 import { hasToken, opaqueTracker, shortTokenAfterAction, targetOf, targetParts, urlNamesOther } from './link-url.js';
 
@@ -169,11 +169,35 @@ const namesObject = (hits: Hit[]): boolean =>
 
 /**
  * Does the mail invite the reader to an account, team or workspace? Its subject or body says it is
- * an invitation, and neither speaks of a meeting, call or event (whose "Join" opens the meeting).
+ * an invitation and names such a place, and neither speaks of a meeting, call or event (whose
+ * "Join" opens the meeting).
  */
 export function invitesReader(subject: string, body: string): boolean {
-  const hits = [...linkKeywords.find(subject), ...linkKeywords.find(body)];
-  return has(hits, INVITATION) && !has(hits, MEETING);
+  let invites = false;
+  let place = false;
+  for (const text of [subject, body]) {
+    for (const h of linkKeywords.find(text)) {
+      if (h.kind === MEETING) return false;
+      invites ||= h.kind === INVITATION;
+      // The account words are objects of verification too (OBJECT): "join the Ledgerly account".
+      place ||= h.kind === TEAM || (h.kind === OBJECT && ACCOUNT_WORD.test(text.slice(h.start, h.end)));
+    }
+  }
+  return invites && place;
+}
+const ACCOUNT_WORD = /account|konto|compte|cuenta|conta|аккаунт|учетн|учётн|アカウント|账户|帳戶|账号|계정/i;
+
+/**
+ * Does a Join or Accept join a place: alone ("Accept"), with a team or the invitation itself
+ * ("Join team", "View invitation", "Dołącz do zespołu"), or with a name ("Join Northwind Design")?
+ * Not "Accept offer", "Join channel" or "Rejoindre le salon": they join something else.
+ */
+function joinsPlace(anchor: string, hits: Hit[]): boolean {
+  const join = hits.find((h) => h.kind === JOIN);
+  if (!join) return false;
+  if (has(hits, TEAM) || has(hits, INVITATION)) return true;
+  // Short words ("the", "de", "à") and capitalised ones (a name) only; scripts without case pass.
+  return anchor.slice(join.end).split(/[\s.!…]+/u).every((w) => w === '' || w.length <= 3 || !/\p{Ll}/u.test(w[0]!));
 }
 
 /** What the body outside the links says: it asks for the act; it says its link expires. */
@@ -225,17 +249,18 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   const { host, rest } = targetParts(c.url);
   const opaque = opaqueTracker(c.url);
   const idp = IDP_ACTION.test(rest);
-  // In an invitation, a URL that joins or accepts spells the act ("/invite/accept?code=…").
-  const joinUrl = URL_JOIN.test(rest) && mail.invitation;
-  const urlAsks = idp || joinUrl || URL_ACTION.test(rest);
+  const urlAsks = idp || URL_ACTION.test(rest);
   // "Sign in" asks for verification only in a mail about signing in: the subject, the code it
   // delivers or the URL must agree, so "Log in to view your statement" behind a click tracker is
   // not a magic link.
   const signInMail = mail.subjectAsks || mail.subjectSignIn || mail.hasCode || mail.expiring || URL_SIGN_IN.test(rest);
-  const asksIn = (hits: Hit[]): boolean => has(hits, ACTION) || (signInMail && (has(hits, SIGN_IN) || has(hits, ALLOW))) || (has(hits, JOIN) && mail.invitation);
+  const asksIn = (hits: Hit[]): boolean => has(hits, ACTION) || (signInMail && (has(hits, SIGN_IN) || has(hits, ALLOW)));
+  // "Join Northwind Design" in a mail that invites the reader to a workspace (read last: it costs
+  // two passes over the mail's text, and only an anchor that joins needs them).
+  const anchorJoins = joinsPlace(c.anchor, anchorHits) && mail.invitation;
 
   const why: string[] = [];
-  const anchorAsks = asksIn(anchorHits);
+  const anchorAsks = asksIn(anchorHits) || anchorJoins;
   const anchorOther = anchorNamesOther(anchorHits);
   let score = 0;
   if (anchorOther) score -= 6;
@@ -282,6 +307,12 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
     score += 2;
     why.push('its URL spells the act');
   }
+  // In an invitation, a Join or Accept whose URL path joins or accepts too ("/invite/accept?code=…").
+  const joins = anchorJoins && !anchorOther && URL_JOIN.test(pathOf(rest));
+  if (joins) {
+    score += 2;
+    why.push('it joins the workspace the mail invites to');
+  }
   if (urlNamesOther(rest)) score -= 3;
   if (SOCIAL_HOST.test(host)) score -= 6;
   if (/logo/.test(c.extra) || /logo/.test(c.anchor.toLowerCase())) score -= 4;
@@ -304,13 +335,14 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   const shortToken = !tokenised && urlAsks && shortTokenAfterAction(rest);
   if (shortToken) score += 1;
   // Behind a tracker that hides its target, the words are all there is: they must ask themselves.
-  const evidenced = tokenised || idp || carriesCode || shortToken || (urlAsks && has(anchorHits, ACTION)) || (joinUrl && anchorAsks) || (opaque && (anchorAsks || leadAsks));
+  const evidenced = tokenised || idp || carriesCode || shortToken || (urlAsks && has(anchorHits, ACTION)) || joins || (opaque && (anchorAsks || leadAsks));
   // In bulk mail a button's own words are not enough: "Confirm your seat" in a newsletter.
   const mailAsks = !mail.bulk || mail.subjectAsks || mail.subjectSignIn || mail.bodyAsks || mail.hasCode || urlAsks;
   if (!(asked && evidenced && mailAsks && score >= MIN_SCORE)) return { reject: 'weak' };
   // "Confirm appointment", "Activate offer": the act must name what it acts on, unless the URL
   // itself is an identity provider's action or carries the mail's code.
-  if (!idp && !carriesCode && (opaque || !URL_OBJECT.test(rest)) && !aboutAccount(c, mail, anchorHits, leadHits)) return { reject: 'weak' };
+  // An invitation's Join names its object through the mail (invitesReader: a team, a workspace).
+  if (!idp && !carriesCode && !anchorJoins && (opaque || !URL_OBJECT.test(rest)) && !aboutAccount(c, mail, anchorHits, leadHits)) return { reject: 'weak' };
   return { score, why };
 }
 

@@ -207,11 +207,13 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
       const hits = otpKeywords.find(text, Math.max(prev, lineFrom - 160), lineFrom);
       const hit = last(hits, CODE_WORD);
       const lab = last(hits, NUMBER_LABEL);
-      // "Order number:\n482913": a label closing the line above names the number below it. Only
-      // one that closes it: in "Digite este código no app:" or "… when the terminal prompts you:"
+      // "Order number:\n482913", "Your order number is:\n482913": a label at the end of the line
+      // above names the number below it. After a code word on that line, only a label that closes
+      // it does: in "Digite este código no app:" or "Enter this code when the terminal prompts you:"
       // the label word is part of a sentence about the code.
       const labelled = lab !== undefined && (!hit || lab.end > hit.end) && labelNames(text, lab, hit, c.start);
-      if (back === 0 && labelled && DIRECT_LABEL.test(text.slice(lab!.end, lineFrom))) return null;
+      const closesLine = labelled && (hit ? DIRECT_LABEL.test(text.slice(lab!.end, lineFrom)) : lineFrom - lab!.end <= 30 && !digitBetween(text, lab!.end, lineFrom));
+      if (back === 0 && closesLine) return null;
       if (meetingDoc && hit && sharedSecret(text, hit)) return null;
       if (hit && !labelled) {
         before = numberBetween(text, hit.end, c.start, hits) ? 1 : back === 0 ? 5 : 4;
