@@ -253,7 +253,8 @@ const ENTER_WORDS = [
 
 const MEETING_WORDS = [
   'meeting', 'meeting id', 'webinar', 'dial in', 'conference id', 'join zoom', 'zoom meeting', 'teams meeting',
-  'besprechung', 'besprechungs id', 'konferenz', 'réunion', 'reunión', 'reunião', 'встреча', 'конференция',
+  'besprechung', 'besprechungs id', 'konferenz', 'réunion', 'reunión', 'reunião', 'videollamada', 'videochamada',
+  'videochiamata', 'appel vidéo', 'встреча', 'видеовстреч*', 'видеозвон*', 'конференция',
   '会议', '會議', '会議', 'ミーティング', '회의', 'riunione', 'id riunione', 'vergadering', 'spotkanie', 'schůzka',
   'möte', 'møde', 'møte', 'kokous', 'toplantı', 'σύσκεψη', 'פגישה', 'اجتماع', 'मीटिंग', 'การประชุม', 'cuộc họp', 'rapat',
 ];

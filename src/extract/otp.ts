@@ -51,7 +51,7 @@ interface Scored {
  * Words for a secret every attendee shares: in a meeting invitation, a number they label is the
  * meeting's passcode or PIN, however far from the word "meeting" it stands.
  */
-const SECRET_WORDS = 'pass|pin|kennwort|kenncode|mot de passe|contraseña|senha|пароль|パス|密码|密碼|비밀번호|암호|access|zugang|toegang|acceso|accès|sandi|lösen|jelsz|heslo|hasło|dostęp|wachtwoord|salasana|parol|şifre';
+const SECRET_WORDS = 'pass|pin|kennwort|kenncode|mot de passe|contraseña|senha|пароль|パス|密码|密碼|비밀번호|암호|access|zugang|toegang|acceso|acesso|accès|доступ|sandi|lösen|jelsz|heslo|hasło|dostęp|wachtwoord|salasana|parol|şifre';
 const SHARED_SECRET = new RegExp(SECRET_WORDS, 'i');
 const SECRET_START = new RegExp(`^(?:${SECRET_WORDS})`, 'i');
 
