@@ -441,7 +441,8 @@ export const URL_ACTION = new RegExp([
   'megerosit', 'validat', 'valider', 'approve', 'magic', 'magique', 'login', 'log-in', 'signin', 'sign-in', 'sign_in',
   'inlog', 'anmeld', 'zaloguj', 'logind', 'kirjaudu', 'prihlas', 'giris', 'dang-nhap', 'auth', 'reset',
   'password', 'passwort', 'wachtwoord', 'palavra-passe', 'passwd', 'token=', 'oobcode=', 'ticket=', 'action-token',
-  'key=', 'otp', 'passwordless', 'register/complete', 'registration/complete', 'signup/complete', 'recover_account', 'recover-account', 'recoveraccount', 'account/recover',
+  // A parameter named key (not sharedKey=, apiKey=): the act's own key.
+  '[?&]key=', 'otp', 'passwordless', 'register/complete', 'registration/complete', 'signup/complete', 'recover_account', 'recover-account', 'recoveraccount', 'account/recover',
 ].join('|'));
 /** URL stems of joining or accepting an invitation: the act's URL in a mail that invites the reader. */
 export const URL_JOIN = /invit|convite|einladung|uitnodig|zaprosz|pozvan|\/join\b|join[-_]|accept|dolacz|beitreten|rejoindre/;
