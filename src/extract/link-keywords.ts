@@ -62,6 +62,19 @@ const INVITATIONS = [
   'zaprosił', 'zaprosiła', 'pozvánka', 'pozval', 'pozvala', 'inbjudan', 'invitasjon', 'kutsu', 'meghívó', 'davet',
   'приглашение', 'пригласил', 'пригласила', 'приглашает', 'запрошення', '招待', '邀请', '邀請', '초대',
 ];
+/**
+ * A confirmation mail promised for later ("you'll receive a confirmation email", "确认邮件"): a noun
+ * phrase that asks for nothing. Longer than "confirmation", it stops that word counting as the act.
+ */
+export const PROMISED_MAIL = 19;
+const PROMISED_MAILS = [
+  'confirmation email', 'confirmation e mail', 'confirmation mail', 'confirmation message', 'email you a confirmation',
+  'send you a confirmation', 'receive a confirmation', 'get a confirmation', 'e mail de confirmation',
+  'email de confirmation', 'mail de confirmation', 'correo de confirmación', 'email de confirmación', 'e mail de confirmação',
+  'email de confirmação', 'mail di conferma', 'email di conferma', 'bestätigungs e mail', 'bestätigungsmail',
+  'bestätigungs mail', 'bevestigingsmail', 'bevestigingse mail', 'письмо с подтверждением', 'подтверждающее письмо',
+  '確認メール', '确认邮件', '確認郵件', '확인 메일', '확인 이메일',
+];
 /** An invitation to a meeting, call or event: its "Join" opens the meeting, not an account. */
 export const MEETING = 17;
 const MEETINGS = [
@@ -425,6 +438,7 @@ export const linkKeywords = new KeywordMatcher([
   [INVITATION, INVITATIONS],
   [MEETING, MEETINGS],
   [TEAM, TEAMS],
+  [PROMISED_MAIL, PROMISED_MAILS],
   [NEGATION, NEGATIONS],
   [NEUTRALIZER, NEUTRALIZERS],
 ]);
