@@ -78,7 +78,9 @@ const PROMISED_MAILS = [
 /** An invitation to a meeting, call or event: its "Join" opens the meeting, not an account. */
 export const MEETING = 17;
 const MEETINGS = [
-  'meeting', 'calendar', 'video call', 'conference call', 'call', 'event', 'zoom', 'réunion', 'appel vidéo', 'événement',
+  // A calendar invitation, not a mention of a calendar ("connect your calendar" in a scheduling app's team invite).
+  'meeting', 'google calendar', 'calendar invitation', 'calendar invite', 'add to calendar', 'add to your calendar',
+  'google meet', 'webex', 'dial in', 'video call', 'conference call', 'call', 'event', 'zoom', 'réunion', 'appel vidéo', 'événement',
   'reunión', 'videollamada', 'llamada', 'evento', 'reunião', 'videochamada', 'chamada', 'riunione', 'videochiamata',
   'besprechung', 'videoanruf', 'veranstaltung', 'spotkanie', 'wydarzenie', 'vergadering', 'встреч*', 'видеовстреч*',
   'видеозвон*', 'созвон*', 'мероприяти*', '会議', '会议', '會議', '회의', 'イベント', '活动', '활동',
