@@ -2,7 +2,7 @@
 // decoded message (subject, text/plain, text/html). Pure and synchronous; no runtime dependencies.
 import { htmlToText } from './html-to-text.js';
 import { CODE_WORD, MEETING, otpKeywords } from './keywords.js';
-import { bodySignals, invitesReader, isBulk, type LinkCandidate, type MailSignals, MAX_LINKS, pickLink, refusedByWords, subjectSignals } from './link.js';
+import { isBulk, type LinkCandidate, mailWords, type MailSignals, MAX_LINKS, pickLink, refusedByWords } from './link.js';
 import { isWebUrl, leadBefore, textLinkCandidates, trailAfter } from './link-candidates.js';
 import { type OtpPart, pickOtp } from './otp.js';
 import { cleanText, findUrls, foldDigits, maskUrlsAndEmails, SUBJECT_CAP, type UrlSpan } from './text-prep.js';
@@ -116,17 +116,11 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
     }
   }
   const textCandidates = text ? textLinkCandidates(text, textUrls) : [];
-  // Read only when a link's words or URL join or accept (two more passes over the text otherwise).
-  let invitation: boolean | undefined;
   const mail: MailSignals = {
     bulk: isBulk(htmlCandidates) || isBulk(textCandidates),
     hasCode: code.otp !== null,
     code: code.otp,
-    ...subjectSignals(subject, subjectNamesCode),
-    ...bodySignals(body),
-    get invitation() {
-      return (invitation ??= invitesReader(subject, body));
-    },
+    ...mailWords(subject, subjectNamesCode, body),
   };
   let link = reading ? pickLink(htmlCandidates, mail) : { url: null as string | null, reason: 'the mail has no web links' };
   if (link.url === null && text) {

@@ -462,8 +462,6 @@ export const URL_ACTION = new RegExp([
 ].join('|'));
 /** URL stems of joining or accepting an invitation: the act's URL in a mail that invites the reader. */
 export const URL_JOIN = /invit|convite|einladung|uitnodig|zaprosz|pozvan|\/join\b|join[-_]|accept|dolacz|beitreten|rejoindre/;
-/** A URL's path: where an invitation URL joins or accepts (`?invite=` in a query names a shared file as well). */
-export const pathOf = (rest: string): string => rest.split(/[?#]/, 1)[0]!;
 /** URL stems that corroborate a sign-in anchor (a magic link, not a login page behind a tracker). */
 export const URL_SIGN_IN = /magic|magique|magico|mágico|login|log-in|signin|sign-in|sign_in|auth|token=|otp|passwordless|inlog|anmeld|zaloguj|logind|kirjaudu|prihlas|giris|dang-nhap/;
 /**

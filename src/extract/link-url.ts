@@ -100,6 +100,9 @@ function urlParts(url: string): { host: string; rest: string } {
   return { host, rest: url.slice(url.indexOf(host) + host.length).toLowerCase() };
 }
 
+/** The path of a URL's rest (targetParts), without its query and fragment. */
+export const pathOf = (rest: string): string => rest.split(/[?#]/, 1)[0]!;
+
 /** The host and the rest of the URL that decides what a link is (a tracker's target, when it carries one). */
 export function targetParts(url: string): { host: string; rest: string } {
   return urlParts(targetOf(url));

@@ -35,9 +35,9 @@
 // link expires within hours or works once), delivers no code and is no bulk mail, the one tokenised
 // call-to-action (or the one button among them) that is neither a
 // footer, social, legal nor safety link is the verification link (languages the tables lack).
-import { ACTION, ALLOW, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, INVITATION, JOIN, LIST, linkKeywords, MEETING, NEGATION, NEUTRALIZER, OBJECT, OTHER, pathOf, SIGN_IN, SOCIAL_HOST, TEAM, URL_ACTION, URL_JOIN, URL_LIST, URL_OBJECT, URL_SIGN_IN } from './link-keywords.js';
+import { ACTION, ALLOW, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, INVITATION, JOIN, LIST, linkKeywords, MEETING, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, TEAM, URL_ACTION, URL_JOIN, URL_LIST, URL_OBJECT, URL_SIGN_IN } from './link-keywords.js';
 import type { Hit } from './keywords.js';
-import { hasToken, opaqueTracker, shortTokenAfterAction, targetOf, targetParts, urlNamesOther } from './link-url.js';
+import { hasToken, opaqueTracker, pathOf, shortTokenAfterAction, targetOf, targetParts, urlNamesOther } from './link-url.js';
 
 /** A link as the scorer sees it, whichever part it came from. */
 export interface LinkCandidate {
@@ -74,8 +74,8 @@ export interface MailSignals {
   hasCode: boolean;
   /** That code, when there is one: a link carrying it ("…/verify?code=4831") is its other form. */
   code: string | null;
-  /** The mail invites the reader to an account, team or workspace: joining or accepting is the act (read when a link joins). */
-  readonly invitation: boolean;
+  /** The mail invites the reader to an account, team or workspace: joining or accepting is the act. */
+  invitation: boolean;
 }
 
 export interface LinkPick {
@@ -154,12 +154,6 @@ const CONDITIONAL_NEGATION = /(?:다면|라면|sanız|seniz)$/iu;
 const OWN_TARGET = /[\w.+-]@[\w-]+\.|https?:\/\/|(?:\+|(?<!\d)0)\d[\d ()-]{6,}\d/;
 
 
-/** What the subject says. */
-export function subjectSignals(subject: string, namesCode: boolean): Pick<MailSignals, 'subjectAsks' | 'subjectSignIn' | 'subjectObject'> {
-  const hits = linkKeywords.find(subject);
-  return { subjectAsks: has(hits, ACTION), subjectSignIn: has(hits, SIGN_IN) || namesCode, subjectObject: namesObject(hits) };
-}
-
 /**
  * The account, address, subscription or password, a sign-in, or the code itself; an action phrase
  * of several words names its object itself ("new password", "сброс пароля", "it was me").
@@ -172,11 +166,11 @@ const namesObject = (hits: Hit[]): boolean =>
  * an invitation and names such a place, and neither speaks of a meeting, call or event (whose
  * "Join" opens the meeting).
  */
-export function invitesReader(subject: string, body: string): boolean {
+function invitesReader(...texts: [text: string, hits: Hit[]][]): boolean {
   let invites = false;
   let place = false;
-  for (const text of [subject, body]) {
-    for (const h of linkKeywords.find(text)) {
+  for (const [text, hits] of texts) {
+    for (const h of hits) {
       if (h.kind === MEETING) return false;
       invites ||= h.kind === INVITATION;
       // The account words are objects of verification too (OBJECT): "join the Ledgerly account".
@@ -200,13 +194,23 @@ function joinsPlace(anchor: string, hits: Hit[]): boolean {
   return anchor.slice(join.end).split(/[\s.!…]+/u).every((w) => w === '' || w.length <= 3 || !/\p{Ll}/u.test(w[0]!));
 }
 
-/** What the body outside the links says: it asks for the act; it says its link expires. */
-export function bodySignals(text: string): Pick<MailSignals, 'bodyAsks' | 'expiring'> {
-  const hits = linkKeywords.find(text);
-  // A one-time link lasts minutes or hours, or works once; "the export link expires in 7 days" is
-  // a download's, not an access link's.
-  const expiring = hits.some((h) => h.kind === EXPIRY && !DAYS_AFTER.test(text.slice(h.end, h.end + 30)));
-  return { bodyAsks: has(hits, ACTION), expiring };
+/**
+ * What the mail's own words say, its subject and its body outside the links (each matched once):
+ * they ask for the act, name what it acts on or a sign-in, say the link expires, invite the reader.
+ */
+export function mailWords(subject: string, subjectNamesCode: boolean, body: string): Omit<MailSignals, 'bulk' | 'hasCode' | 'code'> {
+  const inSubject = linkKeywords.find(subject);
+  const inBody = linkKeywords.find(body);
+  return {
+    subjectAsks: has(inSubject, ACTION),
+    subjectSignIn: has(inSubject, SIGN_IN) || subjectNamesCode,
+    subjectObject: namesObject(inSubject),
+    bodyAsks: has(inBody, ACTION),
+    // A one-time link lasts minutes or hours, or works once; "the export link expires in 7 days" is
+    // a download's, not an access link's.
+    expiring: inBody.some((h) => h.kind === EXPIRY && !DAYS_AFTER.test(body.slice(h.end, h.end + 30))),
+    invitation: invitesReader([subject, inSubject], [body, inBody]),
+  };
 }
 const DAYS_AFTER = /^\D{0,12}\d+\s*(?:days?|weeks?|months?|tage[n]?|wochen|jours?|semaines?|días?|dias|semanas?|giorni|settimane|dagen|weken|dni|tygodni|dagar|dage|dager|päivää|gün|дн|недел|日間|天|일)/i;
 
@@ -255,9 +259,8 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   // not a magic link.
   const signInMail = mail.subjectAsks || mail.subjectSignIn || mail.hasCode || mail.expiring || URL_SIGN_IN.test(rest);
   const asksIn = (hits: Hit[]): boolean => has(hits, ACTION) || (signInMail && (has(hits, SIGN_IN) || has(hits, ALLOW)));
-  // "Join Northwind Design" in a mail that invites the reader to a workspace (read last: it costs
-  // two passes over the mail's text, and only an anchor that joins needs them).
-  const anchorJoins = joinsPlace(c.anchor, anchorHits) && mail.invitation;
+  // "Join Northwind Design" in a mail that invites the reader to a workspace.
+  const anchorJoins = mail.invitation && joinsPlace(c.anchor, anchorHits);
 
   const why: string[] = [];
   const anchorAsks = asksIn(anchorHits) || anchorJoins;
@@ -307,7 +310,8 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
     score += 2;
     why.push('its URL spells the act');
   }
-  // In an invitation, a Join or Accept whose URL path joins or accepts too ("/invite/accept?code=…").
+  // In an invitation, a Join or Accept whose URL path joins or accepts too ("/invite/accept?code=…";
+  // the path only: `?invite=` in a query names a shared file as well).
   const joins = anchorJoins && !anchorOther && URL_JOIN.test(pathOf(rest));
   if (joins) {
     score += 2;

@@ -15,7 +15,7 @@ import { slotOf } from '../../src/cluster/slots.js';
 import { balanced, clusterStatus } from '../helpers/cluster.js';
 import { startEtcd, type EtcdServer } from '../helpers/etcd.js';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.js';
-import { kill, launch, startService, type Service } from '../helpers/service.js';
+import { kill, launch, logProcessesIfFailed, startService, type Service } from '../helpers/service.js';
 
 type Json = Record<string, any>;
 const LEASE_TTL_S = 3;
@@ -43,9 +43,7 @@ test.before(async () => {
     },
   });
 });
-test.afterEach.always((t) => {
-  if (!t.passed) for (const p of svc.processes) t.log(`--- ${p.spawnargs.slice(2).join(' ')} exit=${p.exitCode} ${p.signalCode}\n${((p as unknown as { tail: string[] }).tail ?? []).join('').slice(-2000)}`);
-});
+test.afterEach.always((t) => logProcessesIfFailed(t, svc, 2000));
 test.after.always(async () => {
   await svc?.stop();
   await receiver?.close();

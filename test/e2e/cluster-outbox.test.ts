@@ -6,11 +6,11 @@
 // failover then dropped). The faults themselves (a paused follower, an empty restart, a cut) run in
 // test/e2e/cluster-faults.test.ts through the fault suite's checker.
 import test from 'ava';
-import { balanced, clusterStatus, healthy, primaryWithFollower, relaunchShard, shardProcess } from '../helpers/cluster.js';
+import { balanced, clusterStatus, healthy, namedInboxes, primaryWithFollower, relaunchShard, shardProcess } from '../helpers/cluster.js';
 import { startEtcd, type EtcdServer } from '../helpers/etcd.js';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.js';
 import { sendMail } from '../helpers/mail.js';
-import { kill, startService, type Service } from '../helpers/service.js';
+import { kill, logProcessesIfFailed, startService, type Service } from '../helpers/service.js';
 
 type Json = Record<string, any>;
 const SHARDS = ['shard-0', 'shard-1', 'shard-2'];
@@ -20,7 +20,7 @@ let etcd: EtcdServer;
 let receiver: Receiver;
 let svc: Service;
 let key: string;
-const inboxes: string[] = [];
+let inboxes: string[] = [];
 
 test.before(async () => {
   etcd = await startEtcd();
@@ -35,15 +35,9 @@ test.before(async () => {
   });
   await balanced(svc, SHARDS);
   key = (await svc.createAccount('enterprise')).api_key;
-  for (let i = 0; i < 24; i++) {
-    const res = await svc.api(key, 'POST', '/v1/inboxes', { address: `isr${i}@mailcue.test` });
-    if (res.status !== 201) throw new Error(`inbox: ${res.status} ${await res.text()}`);
-    inboxes.push(`isr${i}@mailcue.test`);
-  }
+  inboxes = await namedInboxes(svc, key, 'isr', 24);
 });
-test.afterEach.always((t) => {
-  if (!t.passed) for (const p of svc.processes) t.log(`--- ${p.spawnargs.slice(2).join(' ')}\n${((p as unknown as { tail: string[] }).tail ?? []).join('').slice(-3000)}`);
-});
+test.afterEach.always((t) => logProcessesIfFailed(t, svc));
 test.after.always(async () => {
   await svc?.stop();
   await etcd?.stop();

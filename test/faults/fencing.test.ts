@@ -9,7 +9,7 @@
 import test from 'ava';
 import { URL } from 'node:url';
 import { slotOf } from '../../src/cluster/slots.js';
-import { clusterStatus, healthy } from '../helpers/cluster.js';
+import { clusterStatus, healthy, namedInboxes } from '../helpers/cluster.js';
 import { startEtcd, type EtcdServer } from '../helpers/etcd.js';
 import { startService, type Service } from '../helpers/service.js';
 import { assertExactlyOnce, taggedLoad } from '../helpers/tagged-load.js';
@@ -24,7 +24,7 @@ let etcd: EtcdServer;
 let proxy: TcpProxy;
 let svc: Service;
 let key: string;
-const inboxes: string[] = [];
+let inboxes: string[] = [];
 
 test.before(async () => {
   etcd = await startEtcd();
@@ -37,11 +37,7 @@ test.before(async () => {
   });
   await healthy(svc, SHARDS);
   key = (await svc.createAccount('enterprise')).api_key;
-  for (let i = 0; i < 24; i++) {
-    const res = await svc.api(key, 'POST', '/v1/inboxes', { address: `fence${i}@mailcue.test` });
-    if (res.status !== 201) throw new Error(`inbox: ${res.status} ${await res.text()}`);
-    inboxes.push(`fence${i}@mailcue.test`);
-  }
+  inboxes = await namedInboxes(svc, key, 'fence', 24);
 });
 test.after.always(async () => {
   await svc?.stop();

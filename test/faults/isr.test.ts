@@ -9,9 +9,9 @@
 // Part of `npm run test:faults`, not of `npm test`: `npm test` runs the same two faults through the
 // fault suite's checker (test/e2e/cluster-faults.test.ts), which checks more; these add the control.
 import test from 'ava';
-import { balanced, healthy, primaryWithFollower, relaunchShard, shardProcess } from '../helpers/cluster.js';
+import { balanced, healthy, namedInboxes, primaryWithFollower, relaunchShard, shardProcess } from '../helpers/cluster.js';
 import { startEtcd, type EtcdServer } from '../helpers/etcd.js';
-import { kill, startService, type Service } from '../helpers/service.js';
+import { kill, logProcessesIfFailed, startService, type Service } from '../helpers/service.js';
 import { assertExactlyOnce, taggedLoad, type Acked } from '../helpers/tagged-load.js';
 
 const SHARDS = ['shard-0', 'shard-1', 'shard-2'];
@@ -20,7 +20,7 @@ const LEASE_TTL_S = 5;
 let etcd: EtcdServer;
 let svc: Service;
 let key: string;
-const inboxes: string[] = [];
+let inboxes: string[] = [];
 
 test.before(async () => {
   etcd = await startEtcd();
@@ -32,15 +32,9 @@ test.before(async () => {
   });
   await balanced(svc, SHARDS);
   key = (await svc.createAccount('enterprise')).api_key;
-  for (let i = 0; i < 24; i++) {
-    const res = await svc.api(key, 'POST', '/v1/inboxes', { address: `isr${i}@mailcue.test` });
-    if (res.status !== 201) throw new Error(`inbox: ${res.status} ${await res.text()}`);
-    inboxes.push(`isr${i}@mailcue.test`);
-  }
+  inboxes = await namedInboxes(svc, key, 'isr', 24);
 });
-test.afterEach.always((t) => {
-  if (!t.passed) for (const p of svc.processes) t.log(`--- ${p.spawnargs.slice(2).join(' ')}\n${((p as unknown as { tail: string[] }).tail ?? []).join('').slice(-3000)}`);
-});
+test.afterEach.always((t) => logProcessesIfFailed(t, svc));
 test.after.always(async () => {
   await svc?.stop();
   await etcd?.stop();

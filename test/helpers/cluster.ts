@@ -77,3 +77,15 @@ export async function primaryWithFollower(svc: Service, shards: string[], inboxe
   }
   throw new Error('no primary and follower share two inboxes');
 }
+
+/** `n` inboxes named `<prefix>0@mailcue.test` … of the account `key`, created one after another. */
+export async function namedInboxes(svc: Service, key: string, prefix: string, n: number): Promise<string[]> {
+  const inboxes: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const address = `${prefix}${i}@mailcue.test`;
+    const res = await svc.api(key, 'POST', '/v1/inboxes', { address });
+    if (res.status !== 201) throw new Error(`inbox ${address}: ${res.status} ${await res.text()}`);
+    inboxes.push(address);
+  }
+  return inboxes;
+}

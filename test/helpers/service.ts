@@ -4,6 +4,7 @@
 // ports again, so the service keeps its URLs. HTTP starts on port 0 too, except for a service the
 // test will restart (`restartable`): uWS sets SO_REUSEPORT only on sockets bound to an explicit
 // port, so a port it picked itself cannot be bound again while the old connections linger.
+import type { ExecutionContext } from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -107,6 +108,12 @@ export function launch(args: string[], env: Record<string, string>): ChildProces
 /** The last output of a process started by launch(). */
 function said(child: ChildProcess): string {
   return (child as ChildProcess & { tail: string[] }).tail.join('');
+}
+
+/** For `test.afterEach.always`: a failed test logs how each of the service's processes ended and what it said last. */
+export function logProcessesIfFailed(t: ExecutionContext, svc: Service | undefined, chars = 3000): void {
+  if (t.passed || !svc) return;
+  for (const p of svc.processes) t.log(`--- ${p.spawnargs.slice(2).join(' ')} exit=${p.exitCode} ${p.signalCode}\n${said(p).slice(-chars)}`);
 }
 
 export async function waitReady(baseUrl: string, children: ChildProcess[], timeoutMs = 30_000): Promise<void> {

@@ -46,8 +46,7 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
-const RAW_C1 = /[\x7f-\x9f\u2028\u2029]/;
-const RAW_C1_ALL = new RegExp(RAW_C1.source, 'g');
+const RAW_C1 = /[\x7f-\x9f\u2028\u2029]/g;
 
 /**
  * JSON text with DEL, the C1 controls and U+2028/9 escaped too: JSON.stringify escapes only C0, so
@@ -55,7 +54,8 @@ const RAW_C1_ALL = new RegExp(RAW_C1.source, 'g');
  * terminal would run it (DESIGN §7 "Output stays inert"). The data it decodes to is the same.
  */
 export function inertJson(json: string): string {
-  return RAW_C1.test(json) ? json.replace(RAW_C1_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
+  // Without a match, replace hands back the same string: one scan, no copy.
+  return json.replace(RAW_C1, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A tool's output as a tools/call result, encoded once. */

@@ -154,8 +154,7 @@ export function flowRoutes(router: Router, deps: Deps, cors: Cors, fetcher: Clie
     .add('post', '/authorize', answered((ex) => decide(deps, fetcher, perIp, ex)), FORM_MAX_BYTES)
     .add('post', '/token', (ex) => {
       cors.apply(ex);
-      if (!cors.originAllowed(ex)) return sendOAuthError(ex, new MailcueError('forbidden_origin', 'Forbidden: Origin not allowed'));
-      return tokenRoute(deps, ex);
+      return answered((e) => tokenRoute(deps, e))(ex);
     }, FORM_MAX_BYTES)
     .add('options', '/token', (ex) => cors.preflight(ex))
     // RFC 7591: open registration of public clients (registration.ts), counted per client IP.
