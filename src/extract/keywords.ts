@@ -321,6 +321,13 @@ const NUMBER_LABELS = [
   'event code', 'class code', 'course code', 'tax code', 'code review', 'code reviews', 'code base', 'codebase',
   'code of conduct', 'code snippet', 'code sample', 'sample code', 'example code', 'dress code', 'gift card code',
   'buchungscode', 'reservierungscode', 'code de réservation', 'código de reserva', 'код бронирования',
+  // A code that names a party (customer, supplier, partner, member): an identifier, not a secret
+  'customer code', 'client code', 'supplier code', 'vendor code', 'partner code', 'dealer code', 'member code',
+  'agent code', 'branch code', 'store code', 'employee code', 'kundencode', 'lieferantennummer',
+  'lieferantencode', 'partnernummer', 'code client', 'code fournisseur', 'code adhérent', 'código de cliente',
+  'código do cliente', 'código de proveedor', 'código do fornecedor', 'codice cliente', 'codice fornitore',
+  'codice fiscale', 'klantcode', 'leverancierscode', 'kod klienta', 'kod dostawcy', 'код клиента',
+  'код поставщика', 'müşteri kodu', 'tedarikçi kodu',
   // German
   'bestellung', 'bestellnummer', 'bestell nr', 'auftragsnummer', 'rechnung', 'rechnungsnummer', 'kundennummer',
   'kunden nr', 'kundennr', 'kontonummer', 'konto nr', 'vertragsnummer', 'sendungsnummer', 'plz',

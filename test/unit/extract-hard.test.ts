@@ -47,6 +47,8 @@ const cases: [string, Input, string | null, string | null][] = [
   ['code with G- prefix', { subject: 'G-482913 is your code', text: 'G-482913 is your Google verification code.' }, '482913', null],
   ['code leading zero', { subject: 'Code', text: 'Your login code is 042006.' }, '042006', null],
   ['zoom meeting passcode', { subject: 'Meeting invitation', html: '<p>Join Zoom Meeting</p><a href="https://zoom.example/j/84512345678?pwd=Ab12Cd34Ef56Gh78">Join meeting</a><p>Meeting ID: 845 1234 5678<br>Passcode: 482913</p>' }, null, null],
+  ['customer code is an identifier, not the code', { subject: 'Your sign-in code', text: 'Customer code: C-40917\n\nYour sign-in code is 582031. It expires in 10 minutes.' }, '582031', null],
+  ['supplier code alone is no code', { subject: 'Willkommen im Lieferantenportal', text: 'Ihr Konto wurde angelegt.\nLieferantencode: 77310\nBei Fragen wenden Sie sich an den Einkauf.' }, null, null],
   ['newsletter promo code', { subject: 'Spring sale', html: '<p>Use promo code 482913 for 20% off.</p><a href="https://shop.example/sale?u=Ab12Cd34Ef56Gh78">Shop now</a><a href="https://shop.example/unsubscribe?u=Ab12Cd34Ef56">Unsubscribe</a>' }, null, null],
   ['new sign-in alert with a secure-your-account link', { subject: 'New sign-in from Chrome', text: 'We noticed a new sign-in to your account from Chrome on Mac at 14:32.\nIf this was you, you can ignore this email.\nIf not, secure your account: https://acct.example/secure?t=Ab12Cd34Ef56Gh78' }, null, null],
   ['subject-only code split', { subject: 'Your code is 482 913', text: 'Use the code from the subject line.' }, '482913', null],
