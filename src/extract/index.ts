@@ -4,7 +4,7 @@ import { htmlToText } from './html-to-text.js';
 import { CODE_WORD, MEETING, otpKeywords } from './keywords.js';
 import { isBulk, type LinkCandidate, mailWords, type MailSignals, MAX_LINKS, pickLink, refusedByWords } from './link.js';
 import { isWebUrl, leadBefore, textLinkCandidates, trailAfter } from './link-candidates.js';
-import { type OtpPart, pickOtp } from './otp.js';
+import { type OtpPart, pickOtp, PROMOTION } from './otp.js';
 import { cleanText, findUrls, foldDigits, maskUrlsAndEmails, SUBJECT_CAP, type UrlSpan } from './text-prep.js';
 
 export interface ExtractInput {
@@ -90,7 +90,7 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
   const [inSubject, inHtml, inText] = [kinds(subject), kinds(htmlText), kinds(text)];
   const subjectNamesCode = inSubject.has(CODE_WORD);
   const docBonus = subjectNamesCode ? 2 : inHtml.has(CODE_WORD) || inText.has(CODE_WORD) ? 1 : 0;
-  const code = pickOtp(parts, docBonus, inSubject.has(MEETING) || inHtml.has(MEETING) || inText.has(MEETING));
+  const picked = pickOtp(parts, docBonus, inSubject.has(MEETING) || inHtml.has(MEETING) || inText.has(MEETING));
 
   const body = reading
     ? outsideLinks(htmlText, reading.links.map((l) => [l.start, l.end]))
@@ -116,12 +116,13 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
     }
   }
   const textCandidates = text ? textLinkCandidates(text, textUrls) : [];
-  const mail: MailSignals = {
-    bulk: isBulk(htmlCandidates) || isBulk(textCandidates),
-    hasCode: code.otp !== null,
-    code: code.otp,
-    ...mailWords(subject, subjectNamesCode, body),
-  };
+  const bulk = isBulk(htmlCandidates) || isBulk(textCandidates);
+  const words = mailWords(subject, subjectNamesCode, body);
+  // Bulk mail whose subject sells a discount ("your code for 20% off") and that asks for no
+  // verification or sign-in anywhere delivers a promotion code, however it lays the code out.
+  const sells = picked.otp !== null && bulk && PROMOTION.test(subject) && !words.subjectAsks && !words.bodyAsks && !words.signsIn;
+  const code = sells ? { otp: null, reason: `${picked.otp} is a promotion code: the subject offers a discount in bulk mail that asks for no verification` } : picked;
+  const mail: MailSignals = { bulk, hasCode: code.otp !== null, code: code.otp, ...words };
   let link = reading ? pickLink(htmlCandidates, mail) : { url: null as string | null, reason: 'the mail has no web links' };
   if (link.url === null && text) {
     // The text part may hold the only copy of a link; a link the HTML shows and rejected (a safety

@@ -321,6 +321,10 @@ const NUMBER_LABELS = [
   'event code', 'class code', 'course code', 'tax code', 'code review', 'code reviews', 'code base', 'codebase',
   'code of conduct', 'code snippet', 'code sample', 'sample code', 'example code', 'dress code', 'gift card code',
   'buchungscode', 'reservierungscode', 'code de réservation', 'código de reserva', 'код бронирования',
+  'código da reserva', 'codice di prenotazione', 'codice prenotazione', 'boekingscode', 'reserveringscode',
+  'kod rezerwacji', 'kód rezervace', 'rezervasyon kodu', 'bokningskod', 'bookingkode', 'varauskoodi',
+  'foglalási kód', 'cod de rezervare', 'kode booking', 'kode pemesanan', 'κωδικός κράτησης', 'κωδικό κράτησης',
+  'κωδικού κράτησης', 'קוד הזמנה', 'رمز الحجز', 'बुकिंग कोड', '预订代码', '预订码', '預訂代碼', '訂位代號',
   // A code that names a party (customer, supplier, partner, member): an identifier, not a secret
   'customer code', 'client code', 'supplier code', 'vendor code', 'partner code', 'dealer code', 'member code',
   'agent code', 'branch code', 'store code', 'employee code', 'kundencode', 'lieferantennummer',

@@ -335,6 +335,10 @@ const OTHERS = [
   'agenda', 'webinar', 'rsvp', 'your seat', 'register now', 'appointment', 'reservation', 'booking', 'payment',
   'delivery', 'delivery address', 'shipping address', 'billing address', 'attendance', 'lieferadresse', 'termin',
   'adresse de livraison', 'rendez vous', 'dirección de envío', 'endereço de entrega', 'cita', 'consulta',
+  // A booking or reservation of another language: managing one is not verifying anything
+  'buchung', 'reservierung', 'réservation', 'reserva', 'prenotazione', 'boeking', 'reservering', 'rezerwacja',
+  'rezerwację', 'rezerwacji', 'rezervace', 'rezervasyon', 'bokning', 'varaus', 'foglalás', 'rezervare',
+  'pemesanan', 'бронирование', 'бронирования', 'бронь', 'κράτηση', 'κράτησης', 'κράτησή',
   // German
   'abmelden', 'datenschutz', 'datenschutzerklärung', 'impressum',
   'hilfe', 'kontakt', 'agb', 'einstellungen', 'im browser', 'online ansehen', 'sendung verfolgen', 'bestellung',

@@ -66,6 +66,8 @@ export interface MailSignals {
   subjectObject: boolean;
   /** The body text outside the links asks for the act. */
   bodyAsks: boolean;
+  /** The subject or the body outside the links speaks of signing in (a code word alone does not). */
+  signsIn: boolean;
   /** The body says its link expires or works once: a one-time link, so "Log in" is a magic link. */
   expiring: boolean;
   /** Bulk mail (it has unsubscribe or preference links): its buttons need the mail's own words. */
@@ -206,6 +208,7 @@ export function mailWords(subject: string, subjectNamesCode: boolean, body: stri
     subjectSignIn: has(inSubject, SIGN_IN) || subjectNamesCode,
     subjectObject: namesObject(inSubject),
     bodyAsks: has(inBody, ACTION),
+    signsIn: has(inSubject, SIGN_IN) || has(inBody, SIGN_IN),
     // A one-time link lasts minutes or hours, or works once; "the export link expires in 7 days" is
     // a download's, not an access link's.
     expiring: inBody.some((h) => h.kind === EXPIRY && !DAYS_AFTER.test(body.slice(h.end, h.end + 30))),

@@ -116,7 +116,7 @@ const MIN_SCORE = 5;
 const PUNCT_ONLY = /^[\s\p{P}\p{S}]*$/u;
 const POSTAL_CITY = /^,? ?(?:г\.|[A-ZÄÖÜÀ-ÞА-ЯЁ][a-zäöüßà-ÿа-яё]{2,}(?:[ ,\n]|$))/;
 /** What follows a promotion code in its sentence ("at checkout" alone does not: payment codes say it too). */
-const PROMOTION = /% off|\d ?% |discount|off your (?:next |first )?(?:order|purchase)|free (?:shipping|delivery)|promo|coupon|rabatt|réduction|descuento|desconto|sconto|korting|скидк|frakt|versandkostenfrei|livraison offerte|envío gratis|frete grátis|gratis verzending/i;
+export const PROMOTION = /% off|\d ?% |discount|off your (?:next |first )?(?:order|purchase)|free (?:shipping|delivery)|promo|coupon|rabatt|réduction|descuento|desconto|sconto|korting|скидк|frakt|versandkostenfrei|livraison offerte|envío gratis|frete grátis|gratis verzending/i;
 /** "482913 Valid for 10 minutes" (a code box's cell, then its expiry): not a postal code's city. */
 const VALIDITY = /^,? ?(?:valid|expires?|expiring|gültig|läuft|valable|expire|válido|valido|vence|scade|geldig|verloopt|ważny|действ)/i;
 const COUNT_NOUN = /^ ([a-zà-ÿа-яё]{3,})/;
