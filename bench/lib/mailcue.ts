@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, jsonRequest, mapLimit } from './net-util.js';
 import { start, stop, waitFor, type Child } from './proc.js';
+import { startDnsServer, type TestDnsServer } from '../../test/helpers/dns-server.js';
 
 const CLI = path.resolve('dist/cli/main.js');
 const READY_TIMEOUT_MS = 120_000;
@@ -61,6 +62,8 @@ export class Mailcue {
     private readonly nodeArgs: string[] = [],
     /** Starts each process of `processes` again, in order, with the same arguments and ports (restart()). */
     private readonly launchers: (() => Child)[] = [],
+    /** The loopback DNS server the processes ask (MAILCUE_DNS_SERVERS), when the caller gave none. */
+    private readonly dns: TestDnsServer | null = null,
   ) {}
 
   /** The data dir every process of an embedded Mailcue uses. */
@@ -127,6 +130,11 @@ export class Mailcue {
       MAILCUE_WEBHOOK_ALLOW_PRIVATE: 'true',
       ...(opts.env ?? {}),
     };
+    // Bench traffic stays on loopback, DNS included: each mail's sender check asks for SPF and DMARC
+    // records, here of a server that knows no names (NXDOMAIN), as the machine's resolver answers
+    // for the bench's reserved domains.
+    const dns = baseEnv.MAILCUE_DNS_SERVERS === undefined ? await startDnsServer() : null;
+    if (dns) baseEnv.MAILCUE_DNS_SERVERS = dns.address;
     const node = (...args: string[]) => [...(opts.nodeArgs ?? []), CLI, ...args];
     const processes: Child[] = [];
     const launchers: (() => Child)[] = [];
@@ -169,7 +177,7 @@ export class Mailcue {
         for (let f = 0; f < fronts; f++) await frontTier(`mailcue-front-${f}`, ['front', '--shards', map.join(',')], opts.frontPoolThreads ?? 1);
         layout = `cluster: ${fronts} front + ${shardCount} shard processes`;
       }
-      const mc = new Mailcue(dir, adminToken, processes, endpoints, layout, baseEnv, opts.nodeArgs ?? [], opts.etcd ? [] : launchers);
+      const mc = new Mailcue(dir, adminToken, processes, endpoints, layout, baseEnv, opts.nodeArgs ?? [], opts.etcd ? [] : launchers, dns);
       for (const e of endpoints) {
         await waitFor(`Mailcue ready at ${e.base}`, async () => {
           const dead = processes.find((p) => p.exited);
@@ -184,6 +192,7 @@ export class Mailcue {
       return mc;
     } catch (err) {
       await Promise.all(processes.map((p) => stop(p)));
+      await dns?.close();
       rmSync(dir, { recursive: true, force: true });
       throw err;
     }
@@ -229,6 +238,7 @@ export class Mailcue {
   async stop(): Promise<void> {
     // Fronts first, then shards (the order of a graceful cluster stop); shards added later are first in the list.
     for (const p of [...this.processes].reverse()) await stop(p, 10_000);
+    await this.dns?.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

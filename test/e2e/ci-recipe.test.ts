@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { sendMail } from '../helpers/mail.js';
 import { freePort } from '../helpers/service.js';
+import { startDnsServer } from '../helpers/dns-server.js';
 
 // docs/cli.md's GitHub Actions job, run as written: its `run:` steps in order under bash as the
 // runner does (`-eo pipefail`, GITHUB_ENV carried to later steps, RUNNER_TEMP), against a fresh
@@ -66,6 +67,9 @@ test('ci recipe - the GitHub Actions job in docs/cli.md starts Mailcue, signs up
   const temp = mkdtempSync(path.join(os.tmpdir(), 'mailcue-ci-'));
   const [http, smtp] = [await freePort(), await freePort()];
   const app = await startApp(() => smtp);
+  // The mail's sender check asks a DNS server on loopback, not the machine's resolver.
+  const dns = await startDnsServer();
+  t.teardown(() => dns.close());
   const envFile = path.join(temp, 'github-env');
   writeFileSync(envFile, '');
   mkdirSync(path.join(temp, 'npm-global'));
@@ -79,6 +83,7 @@ test('ci recipe - the GitHub Actions job in docs/cli.md starts Mailcue, signs up
     MAILCUE_HTTP_PORT: String(http),
     MAILCUE_SMTP_PORT: String(smtp),
     MAILCUE_OPS_PORT: '0',
+    MAILCUE_DNS_SERVERS: dns.address,
     APP_URL: app.url,
     RUNNER_TEMP: temp,
     GITHUB_ENV: envFile,

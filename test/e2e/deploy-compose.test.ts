@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { balanced } from '../helpers/cluster.js';
 import { freePort, kill, launch, waitReady, type Service } from '../helpers/service.js';
+import { startDnsServer } from '../helpers/dns-server.js';
 
 const DEPLOY = fileURLToPath(new URL('../../deploy/', import.meta.url));
 type Json = Record<string, any>;
@@ -67,7 +68,10 @@ test('compose - the services run as processes: etcd, 3 shards that register, 2 f
     }
     return out;
   };
-  const base = { ...envFile('mailcue.env.example'), MAILCUE_MASTER_KEY: 'b'.repeat(64), MAILCUE_HOST: '127.0.0.1', MAILCUE_LOG_LEVEL: 'warn', MAILCUE_POOL_THREADS: '1' };
+  // Sender checks ask a DNS server on loopback, not the machine's resolver.
+  const dns = await startDnsServer();
+  t.teardown(() => dns.close());
+  const base = { ...envFile('mailcue.env.example'), MAILCUE_MASTER_KEY: 'b'.repeat(64), MAILCUE_HOST: '127.0.0.1', MAILCUE_LOG_LEVEL: 'warn', MAILCUE_POOL_THREADS: '1', MAILCUE_DNS_SERVERS: dns.address };
   const envOf = async (name: string) => {
     const env: Record<string, string> = { ...base, MAILCUE_DATA_DIR: path.join(dir, name), MAILCUE_OPS_PORT: String(await freePort()) };
     for (const [k, v] of Object.entries(services[name]!.environment ?? {})) env[k] = await map(name, String(v));

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../helpers/service.js';
+import { startDnsServer } from '../helpers/dns-server.js';
 
 // The README's quick start, run as written on a fresh clone of this repository: `npm ci`, then the
 // try-it block (start in the background, an account, an inbox, a mail over SMTP, its code). Only
@@ -27,8 +28,12 @@ test('readme - the quick start runs as written on a fresh clone: npm ci, start, 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mailcue-readme-'));
   const clone = path.join(dir, 'mailcue');
   const [http, smtp] = [await freePort(), await freePort()];
+  // The mail's sender check asks a DNS server on loopback, not the machine's resolver.
+  const dns = await startDnsServer();
+  t.teardown(() => dns.close());
   const env = {
     ...process.env,
+    MAILCUE_DNS_SERVERS: dns.address,
     MAILCUE_HTTP_PORT: String(http),
     MAILCUE_SMTP_PORT: String(smtp),
     MAILCUE_OPS_PORT: '0',

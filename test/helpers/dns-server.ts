@@ -59,6 +59,7 @@ export async function startDnsServer(): Promise<TestDnsServer> {
   };
 
   const state = { mode: 'answer' as DnsMode };
+  let closed = false;
   const server = dns2.createServer({
     udp: true,
     handle(request, send) {
@@ -136,6 +137,9 @@ export async function startDnsServer(): Promise<TestDnsServer> {
       zones.delete(key(name));
     },
     async close() {
+      // Idempotent: a helper's stop() may run twice (its own failure path, then the test's).
+      if (closed) return;
+      closed = true;
       await server.close();
     },
   };

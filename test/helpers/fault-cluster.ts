@@ -13,6 +13,7 @@ import { SLOT_COUNT } from '../../src/cluster/slots.js';
 import type { EtcdServer } from './etcd.js';
 import { ADMIN_TOKEN, boundPorts, freePort, kill, launch, waitReady } from './service.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { startDnsServer, type TestDnsServer } from './dns-server.js';
 
 export interface FaultClusterOptions {
   etcd: EtcdServer;
@@ -116,7 +117,7 @@ export class FaultCluster {
   private readonly watcher: EtcdHandle;
   private readonly links: TcpProxy[] = [];
 
-  private constructor(readonly options: FaultClusterOptions, readonly dir: string, readonly env: Record<string, string>) {
+  private constructor(readonly options: FaultClusterOptions, readonly dir: string, readonly env: Record<string, string>, private readonly dns: TestDnsServer) {
     this.watcher = connectEtcd({ endpoints: [options.etcd.endpoint], prefix: env.MAILCUE_ETCD_PREFIX! });
   }
 
@@ -136,7 +137,10 @@ export class FaultCluster {
       MAILCUE_REPLICATION_ACK: 'all',
       ...options.env,
     };
-    const cluster = new FaultCluster(options, dir, env);
+    // Sender checks ask a DNS server on loopback, not the machine's resolver (test traffic stays on loopback).
+    const dns = await startDnsServer();
+    env.MAILCUE_DNS_SERVERS ??= dns.address;
+    const cluster = new FaultCluster(options, dir, env, dns);
     live.add(cluster);
     try {
       for (let i = 0; i < options.shards; i++) await cluster.addShard();
@@ -234,6 +238,7 @@ export class FaultCluster {
     for (const s of this.shards) await s.kill('SIGTERM');
     for (const l of this.links) await l.close();
     this.watcher.close();
+    await this.dns.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

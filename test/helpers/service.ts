@@ -11,6 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startDnsServer, type TestDnsServer } from './dns-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = path.join(ROOT, 'dist/cli/main.js');
@@ -67,6 +68,8 @@ export interface Service {
   dataDir: string;
   env: Record<string, string>;
   processes: ChildProcess[];
+  /** The loopback DNS server the service asks when the test gave it none (MAILCUE_DNS_SERVERS). */
+  dns: TestDnsServer | null;
   /** Every front tier's base URL (one in embedded mode). */
   frontUrls: string[];
   /** Every front's ops listener (/metrics, /livez, /readyz), in the order of `frontUrls`. */
@@ -193,6 +196,11 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     MAILCUE_POOL_THREADS: '1',
     ...options.env,
   };
+  // Test traffic stays on loopback, DNS included: every received mail's sender check asks for SPF
+  // and DMARC records. A service given no resolver asks one of its own here, which knows no names
+  // (NXDOMAIN), as the machine's resolver answers for the reserved test domains.
+  const dns = env.MAILCUE_DNS_SERVERS === undefined ? await startDnsServer() : null;
+  if (dns) env.MAILCUE_DNS_SERVERS = dns.address;
   const shardPorts = options.clusterShards ? await Promise.all(Array.from({ length: options.clusterShards }, freePort)) : [];
   const frontCount = options.clusterShards ? Math.max(1, options.fronts ?? 1) : 1;
   // SMTP (and HTTP when asked) is 0 until the first boot binds it; restarts ask for the same ports.
@@ -250,7 +258,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
   };
 
   const service: Service = {
-    baseUrl: '', httpPort: 0, smtpPort: 0, dataDir, env, processes, frontUrls: [], opsUrls,
+    baseUrl: '', httpPort: 0, smtpPort: 0, dataDir, env, processes, dns, frontUrls: [], opsUrls,
     async metrics(front = 0) {
       return (await fetch(`${opsUrls[front]}/metrics`)).text();
     },
@@ -259,6 +267,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     },
     async stop() {
       await stopAll();
+      await dns?.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
     async restart(opts) {
@@ -300,6 +309,7 @@ export async function startService(options: StartOptions = {}): Promise<Service>
     await boot();
   } catch (err) {
     await stopAll('SIGKILL');
+    await dns?.close();
     throw err;
   }
   return service;
