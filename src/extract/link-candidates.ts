@@ -27,6 +27,24 @@ function previousLine(text: string, ls: number): string {
   return prev === -1 ? '' : text.slice(Math.max(prev, ls - 200), ls);
 }
 
+/**
+ * The line above `ls` with the lines of its sentence above it, when the text is hard-wrapped ("If
+ * you didn't, reset your password right away and check which apps can\nreach your files:"): a line
+ * above that is not blank and ends without a full stop belongs to the same sentence. At most 300
+ * characters.
+ */
+function sentenceAbove(text: string, ls: number): string {
+  let start = previousLineStart(text, ls);
+  if (start === -1) return '';
+  for (;;) {
+    const before = lineStart(text, start - 1);
+    const above = text.slice(before, start - 1);
+    if (start <= 0 || ls - before > 300 || above.trim() === '' || /[.!?。！？:：]\s*$/u.test(above)) break;
+    start = before;
+  }
+  return text.slice(Math.max(start, ls - 300), ls).replace(/\s*\n\s*/g, ' ');
+}
+
 const HAS_WORD = /[\p{L}\p{N}]/u;
 /** A reference line's marker before its URL: "[1] ", "[12]: ". */
 const REFERENCE = /^\s*\[(\d{1,3})\]:?\s*$/;
@@ -74,7 +92,7 @@ export function textLinkCandidates(text: string, urls: UrlSpan[]): LinkCandidate
     const [before, sentence] = lastSentence(label);
     const anchor = sentence.replace(/^.*\[([^\]]+)\]$/, '$1');
     // A list marker ("1. Reset your password: URL") is no lead-in: the line above is.
-    const lead = HAS_LETTER.test(before) || labelLineStart <= 0 ? before : previousLine(text, labelLineStart);
+    const lead = HAS_LETTER.test(before) || labelLineStart <= 0 ? before : sentenceAbove(text, labelLineStart);
     out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, u.start - 300), u.start), trail: trailAfter(text, u.end), extra: '', button: false });
   }
   return out;

@@ -343,8 +343,10 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   if (shortToken) score += 1;
   // Behind a tracker that hides its target, the words are all there is: they must ask themselves.
   const evidenced = tokenised || idp || carriesCode || shortToken || (urlAsks && has(anchorHits, ACTION)) || joins || (opaque && (anchorAsks || leadAsks));
-  // In bulk mail a button's own words are not enough: "Confirm your seat" in a newsletter.
-  const mailAsks = !mail.bulk || mail.subjectAsks || mail.subjectSignIn || mail.bodyAsks || mail.hasCode || urlAsks;
+  // In bulk mail a button's own words are not enough: "Confirm your seat" in a newsletter. An
+  // invitation to a team asks by itself ("… invited you to join Lanakila Outreach"), reminder
+  // settings beside it or not.
+  const mailAsks = !mail.bulk || mail.subjectAsks || mail.subjectSignIn || mail.bodyAsks || mail.hasCode || mail.invitation || urlAsks;
   if (!(asked && evidenced && mailAsks && score >= MIN_SCORE)) return { reject: 'weak' };
   // "Confirm appointment", "Activate offer": the act must name what it acts on, unless the URL
   // itself is an identity provider's action or carries the mail's code.
