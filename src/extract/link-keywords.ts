@@ -188,7 +188,11 @@ const ACTIONS = [
   'finish registering', 'finish your registration', 'complete sign up', 'complete your sign up', 'sign in link', 'login link',
   'log in link', 'one click sign in', 'one tap sign in',
   'approve', 'authorize', 'authorise', 'validate', 'subscribe me', 'yes subscribe',
-  'change my password', 'recover your account', 'recover account', 'recover my account', 'recover your password', 'restore access', 'restore your access', 'regain access', 'it was me', 'this was me', 'that was me', 'yes it\'s me', 'it\'s me', 'that\'s me', 'c\'est moi', 'soy yo',
+  'change my password', 'recover your account', 'recover account', 'recover my account', 'recover your password', 'restore access', 'restore your access', 'regain access',
+  // Unlocking a locked account restores access as a reset does ("Unlock my account")
+  'unlock my account', 'unlock your account', 'unlock account', 'konto entsperren', 'débloquer mon compte', 'débloquer votre compte',
+  'desbloquear mi cuenta', 'desbloquear cuenta', 'desbloquear minha conta', 'desbloquear conta', 'sblocca il mio account', 'sblocca account',
+  'account ontgrendelen', 'odblokuj konto', 'it was me', 'this was me', 'that was me', 'yes it\'s me', 'it\'s me', 'that\'s me', 'c\'est moi', 'soy yo',
   'sou eu', 'это я', 'das war ich', 'ik was het',
   // Accepting an invitation to an account, team or workspace, and setting up an account someone
   // made for the reader, are activations (the corpus contract): the accept/join button asks for it.
@@ -463,6 +467,7 @@ export const URL_ACTION = new RegExp([
   'password', 'passwort', 'wachtwoord', 'palavra-passe', 'passwd', 'token=', 'oobcode=', 'ticket=', 'action-token',
   // A parameter named key (not sharedKey=, apiKey=): the act's own key.
   '[?&]key=', 'otp', 'passwordless', 'register/complete', 'registration/complete', 'signup/complete', 'recover_account', 'recover-account', 'recoveraccount', 'account/recover',
+  'unlock', 'entsperr', 'debloqu', 'desbloque', 'sblocc', 'ontgrendel', 'odblok',
 ].join('|'));
 /** URL stems of joining or accepting an invitation: the act's URL in a mail that invites the reader. */
 export const URL_JOIN = /invit|convite|einladung|uitnodig|zaprosz|pozvan|\/join\b|join[-_]|accept|dolacz|beitreten|rejoindre/;

@@ -181,6 +181,7 @@ function invitesReader(...texts: [text: string, hits: Hit[]][]): boolean {
   }
   return invites && place;
 }
+const NOW = /^(?:now|agora|ahora|jetzt|maintenant|adesso|teraz|nyní|hemen|nyt|сейчас|зараз)$/iu;
 const ACCOUNT_WORD = /account|konto|compte|cuenta|conta|аккаунт|учетн|учётн|アカウント|账户|帳戶|账号|계정/i;
 
 /**
@@ -192,8 +193,9 @@ function joinsPlace(anchor: string, hits: Hit[]): boolean {
   const join = hits.find((h) => h.kind === JOIN);
   if (!join) return false;
   if (has(hits, TEAM) || has(hits, INVITATION)) return true;
-  // Short words ("the", "de", "à") and capitalised ones (a name) only; scripts without case pass.
-  return anchor.slice(join.end).split(/[\s.!…]+/u).every((w) => w === '' || w.length <= 3 || !/\p{Ll}/u.test(w[0]!));
+  // Short words ("the", "de", "à"), "now" ("Aderir agora") and capitalised ones (a name) only;
+  // scripts without case pass.
+  return anchor.slice(join.end).split(/[\s.!…]+/u).every((w) => w === '' || w.length <= 3 || NOW.test(w) || !/\p{Ll}/u.test(w[0]!));
 }
 
 /**
@@ -256,11 +258,14 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   const { host, rest } = targetParts(c.url);
   const opaque = opaqueTracker(c.url);
   const idp = IDP_ACTION.test(rest);
-  const urlAsks = idp || URL_ACTION.test(rest);
+  // A URL that names another kind of link ("/account/deletion/cancel?token=…") spells no act with
+  // its token.
+  const urlOther = urlNamesOther(rest);
+  const urlAsks = idp || (URL_ACTION.test(rest) && !urlOther);
   // "Sign in" asks for verification only in a mail about signing in: the subject, the code it
   // delivers or the URL must agree, so "Log in to view your statement" behind a click tracker is
   // not a magic link.
-  const signInMail = mail.subjectAsks || mail.subjectSignIn || mail.hasCode || mail.expiring || URL_SIGN_IN.test(rest);
+  const signInMail = mail.subjectAsks || mail.subjectSignIn || mail.hasCode || mail.expiring || (URL_SIGN_IN.test(rest) && !urlOther);
   const asksIn = (hits: Hit[]): boolean => has(hits, ACTION) || (signInMail && (has(hits, SIGN_IN) || has(hits, ALLOW)));
   // "Join Northwind Design" in a mail that invites the reader to a workspace.
   const anchorJoins = mail.invitation && joinsPlace(c.anchor, anchorHits);
@@ -320,7 +325,7 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
     score += 2;
     why.push('it joins the workspace the mail invites to');
   }
-  if (urlNamesOther(rest)) score -= 3;
+  if (urlOther) score -= 3;
   if (SOCIAL_HOST.test(host)) score -= 6;
   if (/logo/.test(c.extra) || /logo/.test(c.anchor.toLowerCase())) score -= 4;
   const tokenised = hasToken(c.url);
