@@ -105,6 +105,21 @@ const names = (hits: Hit[]): boolean => hits.some((h) => isOther(h.kind));
  */
 const anchorNamesOther = (anchor: Hit[]): boolean => names(anchor) && !(anchor[0]?.kind === ACTION && anchor.every((o) => o.kind !== LIST && (o.kind !== OTHER || anchor.some((h) => h.kind === OBJECT && h.start >= o.end && h.start - o.end <= 1))));
 
+/**
+ * Does the lead-in name the link by its own words, with the act right after, in one sentence
+ * ("Click Get started to choose a password", "Tap «Weiter», um dein Passwort festzulegen")?
+ */
+function namedForAct(c: LinkCandidate, leadHits: Hit[], asksIn: (hits: Hit[]) => boolean): boolean {
+  const name = c.anchor.trim().toLowerCase();
+  if (name.length < 3 || name.length > 40) return false;
+  const at = c.lead.toLowerCase().lastIndexOf(name);
+  if (at < 0) return false;
+  const after = at + name.length;
+  const end = c.lead.slice(after).search(/[.!?。！？]/u);
+  const until = end < 0 ? c.lead.length : after + end;
+  return asksIn(leadHits.filter((h) => h.start >= after && h.end <= until));
+}
+
 /** A negation counts unless a neutralizer ("ignore", "disregard") comes after the last one. */
 function negated(hits: Hit[]): boolean {
   let state = false;
@@ -271,13 +286,16 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   const anchorJoins = mail.invitation && joinsPlace(c.anchor, anchorHits);
 
   const why: string[] = [];
-  const anchorAsks = asksIn(anchorHits) || anchorJoins;
-  const anchorOther = anchorNamesOther(anchorHits);
+  // "Click Get started to choose a password": the sentence before names this very button and says
+  // what it does, which outranks what its words alone would name.
+  const named = namedForAct(c, leadHits, asksIn);
+  const anchorAsks = asksIn(anchorHits) || anchorJoins || named;
+  const anchorOther = !named && anchorNamesOther(anchorHits);
   let score = 0;
   if (anchorOther) score -= 6;
   else if (anchorAsks) {
     score += 5;
-    why.push(`its text ${quote(c.anchor)} asks for it`);
+    why.push(named ? `the sentence before names ${quote(c.anchor)} as the way to do it` : `its text ${quote(c.anchor)} asks for it`);
   }
 
   // The nearest keyword before the anchor decides the lead-in's vote.
