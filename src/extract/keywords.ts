@@ -252,6 +252,10 @@ const ENTER_WORDS = [
 ];
 
 const MEETING_WORDS = [
+  // Baltic, South Slavic, Central European and Nordic words for a meeting
+  'koosolek', 'koosoleku', 'sanāksme', 'sapulce', 'susitikimas', 'susitikimo', 'sestanek', 'sestanka', 'sastanak',
+  'sastanka', 'састанак', 'среща', 'srečanje', 'schůzka', 'schůzky', 'stretnutie', 'stretnutia', 'kokous',
+  'møde', 'möte', 'møte', 'toplantı', 'ședință', 'ședința', 'értekezlet', 'megbeszélés', 'mkutano',
   'meeting', 'meeting id', 'webinar', 'dial in', 'conference id', 'join zoom', 'zoom meeting', 'teams meeting',
   'besprechung', 'besprechungs id', 'konferenz', 'réunion', 'reunión', 'reunião', 'videollamada', 'videochamada',
   'videochiamata', 'appel vidéo', 'встреча', 'видеовстреч*', 'видеозвон*', 'конференция',
@@ -285,6 +289,10 @@ const CODE_WORDS = [
   'ओटीपी', 'รหัส', 'mã', 'kode', 'kodenya', 'รหัส otp',
   // Persian and Urdu ("رمز پویا", the dynamic password of Iranian card payments; Urdu "کوڈ")
   'رمز پویا', 'رمز یکبار مصرف', 'کد تأیید', 'کد تایید', 'کد', 'کوڈ', 'تصدیقی کوڈ', 'او ٹی پی',
+  // Baltic, South Slavic, Bulgarian, Swahili, Filipino, Malay
+  'kood', 'koodi', 'koodiga', '*kood', 'kods', 'kodu', '*kods', 'kodas', 'kodą', 'kodo', '*kodas', 'koda', 'kodo',
+  'šifra', 'šifru', 'шифра', 'шифру', 'msimbo', 'nambari ya siri', 'nambari ya uthibitisho', 'uthibitisho', 'nenosiri la mara moja',
+  'kodigo', 'kowd', 'kod pengesahan', 'kod keselamatan', 'kod sekali guna',
   // Korean
   '인증번호', '인증 번호', '인증코드', '인증 코드', '확인코드', '확인 코드', '보안코드', '보안 코드', '코드',
   '일회용 비밀번호',
@@ -371,6 +379,10 @@ const NUMBER_LABELS = [
   'mã khách hàng', 'mã bưu chính', 'mã bưu điện', 'mã đơn hàng', 'đơn hàng', 'id pelanggan', 'nomor pesanan',
   'npwp', 'kode pos', 'pesanan', 'rendelésszám', 'ügyfélszám', 'adószám', 'irányítószám', 'număr comandă',
   'cod poștal', 'comanda', 'номер замовлення', 'numero ordine', 'partita iva',
+  'cod client', 'cod abonat', 'cod loc de consum', 'cod loc consum', 'cod fiscal', 'cod de identificare fiscală',
+  'mã giao dịch', 'mã gd', 'mã tham chiếu', 'registrikood', 'isikukood', 'viitenumber', 'klienta kods',
+  'kliento kodas', 'įmonės kodas', 'asmens kodas', 'pasta indekss', 'pašto kodas', 'poštanski broj',
+  'poštna številka',
   // Persian and Urdu: a card or account "ending in", tracking and transaction numbers, helplines
   'منتهی به', 'شماره پیگیری', 'شماره کارت', 'شماره حساب', 'شماره شبا', 'پشتیبانی', 'کارت',
   'آخر میں', 'کے آخر میں', 'ٹرانزیکشن آئی ڈی', 'ہیلپ لائن', 'اکاؤنٹ نمبر', 'رابطہ نمبر', 'انتهاء', 'المنتهية',

@@ -163,6 +163,11 @@ const OBJECTS = [
   'pendaftaran', 'kata sandi', 'メール', 'アカウント', '登録', 'パスワード', '会員', '邮箱', '郵箱', '电子邮件',
   '账户', '账号', '帳戶', '帳號', '注册', '註冊', '订阅', '訂閱', '密码', '密碼', '이메일', '계정', '가입', '구독',
   '비밀번호',
+  // Estonian, Latvian, Lithuanian, Slovene, Croatian/Serbian, Bulgarian, Romanian, Malay, Swahili, Filipino
+  'e posti aadress*', 'kasutaja*', 'parool*', 'konts', 'kontu', 'e pasta adres*', 'paroli', 'parole', 'paskyr*',
+  'el pašt*', 'slaptažod*', 'račun*', 'geslo', 'gesl*', 'lozink*', 'e pošt*', 'профил*', 'парол*', 'имейл*',
+  'контото', 'adresa de e mail', 'adresa de email', 'parola', 'parolă', 'e mel', 'kata laluan', 'barua pepe',
+  'akaunti', 'nenosiri', 'email address mo',
 ];
 
 const CODE_NOUNS = [
@@ -212,6 +217,12 @@ const ACTIONS = [
   'прийняти запрошення', 'קבלת ההזמנה', 'לקבל את ההזמנה', 'قبول الدعوة', 'आमंत्रण स्वीकार', 'निमंत्रण स्वीकार',
   'ยอมรับคำเชิญ', 'chấp nhận lời mời', 'terima undangan', '招待を承諾', '招待を受け入れる', '招待を受ける',
   '接受邀请', '接受邀請', '초대 수락', '초대를 수락',
+  // Estonian, Latvian, Lithuanian, Slovene, Croatian/Serbian, Bulgarian, Romanian, Malay, Swahili, Filipino
+  'kinnita*', 'kinnitan*', 'aktiveeri*', 'lähtesta*', 'apstiprin*', 'aktivizē*', 'aktivizet*', 'atiestatīt*',
+  'patvirtin*', 'aktyvuo*', 'aktyvin*', 'atkurti slaptažodį', 'potrdi*', 'aktiviraj*', 'ponastavi*', 'potvrdi*',
+  'aktiviraj', 'resetuj*', 'потвърд*', 'активирай*', 'активиране', 'нулиране', 'потврди*', 'активирај*',
+  'confirmă*', 'confirma adresa', 'activează*', 'resetează*', 'sahkan*', 'aktifkan', 'sahkan e-mel',
+  'set semula', 'thibitisha*', 'washa akaunti', 'kumpirmahin', 'i-verify', 'i-activate', 'i-confirm',
   // European Portuguese (palavra-passe, not senha)
   'definir palavra-passe', 'defina a sua palavra-passe', 'nova palavra-passe', 'redefinir palavra-passe', 'redefinir a palavra-passe',
   // Magic links named as such
@@ -339,6 +350,10 @@ const OTHERS = [
   'agenda', 'webinar', 'rsvp', 'your seat', 'register now', 'appointment', 'reservation', 'booking', 'payment',
   'delivery', 'delivery address', 'shipping address', 'billing address', 'attendance', 'lieferadresse', 'termin',
   'adresse de livraison', 'rendez vous', 'dirección de envío', 'endereço de entrega', 'cita', 'consulta',
+  // Delivery slots and visits of other languages: confirming one is not verifying anything
+  'pristatymo', 'pristatymą', 'pristatymas', 'laiką', 'vizitą', 'vizito', 'piegādes', 'piegādi', 'vizīti', 'vizītes',
+  'tarne', 'tarneaja', 'visiidi', 'vastuvõtu', 'dostava', 'dostave', 'dostavo', 'pregled', 'доставка', 'доставката',
+  'livrare', 'livrarea', 'programare', 'programarea', 'penghantaran', 'temujanji', 'uwasilishaji', 'miadi',
   // A booking or reservation of another language: managing one is not verifying anything
   'buchung', 'reservierung', 'réservation', 'reserva', 'prenotazione', 'boeking', 'reservering', 'rezerwacja',
   'rezerwację', 'rezerwacji', 'rezervace', 'rezervasyon', 'bokning', 'varaus', 'foglalás', 'rezervare',
@@ -468,6 +483,8 @@ export const URL_ACTION = new RegExp([
   // A parameter named key (not sharedKey=, apiKey=): the act's own key.
   '[?&]key=', 'otp', 'passwordless', 'register/complete', 'registration/complete', 'signup/complete', 'recover_account', 'recover-account', 'recoveraccount', 'account/recover',
   'unlock', 'entsperr', 'debloqu', 'desbloque', 'sblocc', 'ontgrendel', 'odblok',
+  'kinnita', 'apstiprin', 'patvirtin', 'aktyvuo', 'aktyvin', 'potrdi', 'aktivir', 'aktivizet', 'sahkan', 'thibitisha',
+  'kumpirm',
 ].join('|'));
 /** URL stems of joining or accepting an invitation: the act's URL in a mail that invites the reader. */
 export const URL_JOIN = /invit|convite|einladung|uitnodig|zaprosz|pozvan|\/join\b|join[-_]|accept|dolacz|beitreten|rejoindre/;
