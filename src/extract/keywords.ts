@@ -293,6 +293,9 @@ const CODE_WORDS = [
   'kood', 'koodi', 'koodiga', '*kood', 'kods', 'kodu', '*kods', 'kodas', 'kodą', 'kodo', '*kodas', 'koda', 'kodo',
   'šifra', 'šifru', 'шифра', 'шифру', 'msimbo', 'nambari ya siri', 'nambari ya uthibitisho', 'uthibitisho', 'nenosiri la mara moja',
   'kodigo', 'kowd', 'kod pengesahan', 'kod keselamatan', 'kod sekali guna',
+  // Georgian and Armenian
+  'კოდი', 'კოდს', 'კოდით', 'ერთჯერადი კოდი', 'ერთჯერადი პაროლი', 'დადასტურების კოდი', 'կոդ', 'կոդը',
+  'հաստատման կոդ', 'միանգամյա գաղտնաբառ', 'միանգամյա կոդ',
   // Korean
   '인증번호', '인증 번호', '인증코드', '인증 코드', '확인코드', '확인 코드', '보안코드', '보안 코드', '코드',
   '일회용 비밀번호',
@@ -384,7 +387,7 @@ const NUMBER_LABELS = [
   'kliento kodas', 'įmonės kodas', 'asmens kodas', 'pasta indekss', 'pašto kodas', 'poštanski broj',
   'poštna številka',
   // Persian and Urdu: a card or account "ending in", tracking and transaction numbers, helplines
-  'منتهی به', 'شماره پیگیری', 'شماره کارت', 'شماره حساب', 'شماره شبا', 'پشتیبانی', 'کارت',
+  'المنتهي', 'المنتهي بـ', 'ينتهي بـ', 'هاتفك', 'رقم الهاتف', 'منتهی به', 'شماره پیگیری', 'شماره کارت', 'شماره حساب', 'شماره شبا', 'پشتیبانی', 'کارت',
   'آخر میں', 'کے آخر میں', 'ٹرانزیکشن آئی ڈی', 'ہیلپ لائن', 'اکاؤنٹ نمبر', 'رابطہ نمبر', 'انتهاء', 'المنتهية',
   // Korean
   '주문번호', '주문', '우편번호', '전화', '고객센터', '계좌', '카드', '쿠폰', '쿠폰 코드',

@@ -167,7 +167,8 @@ const OBJECTS = [
   'e posti aadress*', 'kasutaja*', 'parool*', 'konts', 'kontu', 'e pasta adres*', 'paroli', 'parole', 'paskyr*',
   'el pašt*', 'slaptažod*', 'račun*', 'geslo', 'gesl*', 'lozink*', 'e pošt*', 'профил*', 'парол*', 'имейл*',
   'контото', 'adresa de e mail', 'adresa de email', 'parola', 'parolă', 'e mel', 'kata laluan', 'barua pepe',
-  'akaunti', 'nenosiri', 'email address mo',
+  'akaunti', 'nenosiri', 'email address mo', 'ელფოსტა', 'ელ ფოსტა', 'ანგარიში', 'პაროლი', 'էլ. փոստ', 'էլ փոստ', 'էլփոստ',
+  'հաշիվ', 'գաղտնաբառ',
 ];
 
 const CODE_NOUNS = [
@@ -223,6 +224,9 @@ const ACTIONS = [
   'aktiviraj', 'resetuj*', 'потвърд*', 'активирай*', 'активиране', 'нулиране', 'потврди*', 'активирај*',
   'confirmă*', 'confirma adresa', 'activează*', 'resetează*', 'sahkan*', 'aktifkan', 'sahkan e-mel',
   'set semula', 'thibitisha*', 'washa akaunti', 'kumpirmahin', 'i-verify', 'i-activate', 'i-confirm',
+  // Georgian and Armenian
+  'დადასტურება', 'დაადასტურეთ', 'დაადასტურე', 'გააქტიურება', 'გაააქტიურეთ', 'პაროლის აღდგენა', 'հաստատել',
+  'հաստատեք', 'ակտիվացնել', 'ակտիվացրեք', 'վերականգնել գաղտնաբառը',
   // European Portuguese (palavra-passe, not senha)
   'definir palavra-passe', 'defina a sua palavra-passe', 'nova palavra-passe', 'redefinir palavra-passe', 'redefinir a palavra-passe',
   // Magic links named as such

@@ -11,10 +11,12 @@ export const SUBJECT_CAP = 2048;
 export const INVISIBLE = /[\u00AD\u034F\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
 // Horizontal white space of every width (NBSP, thin, narrow, ideographic) reads as one space.
 const HSPACE = /[ \t\f\v\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]+/g;
-const FULLWIDTH_DIGIT = /[\uFF10-\uFF19]/g;
+/** Digits of other scripts a code may be shown in: full-width, Arabic-Indic, Persian, Devanagari. */
+const OTHER_DIGIT = /[\uFF10-\uFF19\u0660-\u0669\u06F0-\u06F9\u0966-\u096F]/g;
+const DIGIT_ZERO: [from: number, zero: number][] = [[0xff10, 0xff19], [0x0660, 0x0669], [0x06f0, 0x06f9], [0x0966, 0x096f]];
 
 /**
- * Normalise a plain-text part: cap it, drop invisibles, map full-width digits to ASCII, turn CRLF
+ * Normalise a plain-text part: cap it, drop invisibles, map other scripts' digits to ASCII, turn CRLF
  * into LF and collapse horizontal space runs, so offsets and distances mean the same in every part.
  */
 export function cleanText(raw: string, cap = PART_CAP): string {
@@ -26,9 +28,16 @@ export function cleanText(raw: string, cap = PART_CAP): string {
   return s.replace(/ \n/g, '\n');
 }
 
-/** Full-width digits (０-９) to ASCII; same length, so offsets into the text stay valid. */
+/**
+ * Full-width (０-９), Arabic-Indic (٠-٩), Persian (۰-۹) and Devanagari (०-९) digits to ASCII;
+ * same length, so offsets into the text stay valid.
+ */
 export function foldDigits(s: string): string {
-  return s.replace(FULLWIDTH_DIGIT, (d) => String.fromCharCode(d.charCodeAt(0) - 0xff10 + 48));
+  return s.replace(OTHER_DIGIT, (d) => {
+    const c = d.charCodeAt(0);
+    const zero = DIGIT_ZERO.find(([from, to]) => c >= from && c <= to)![0];
+    return String.fromCharCode(c - zero + 48);
+  });
 }
 
 export function lineStart(text: string, pos: number): number {
