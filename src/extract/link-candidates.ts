@@ -35,7 +35,8 @@ function previousLine(text: string, ls: number): string {
  */
 function sentenceAbove(text: string, ls: number): string {
   let start = previousLineStart(text, ls);
-  if (start === -1) return '';
+  // Another link's line ("If it wasn't you, secure your account: <URL>") introduces that link.
+  if (start === -1 || /https?:\/\//i.test(text.slice(start, ls))) return '';
   for (;;) {
     const before = lineStart(text, start - 1);
     const above = text.slice(before, start - 1);
@@ -59,6 +60,16 @@ export function leadBefore(text: string, pos: number): string {
   const ls = lineStart(text, pos);
   const same = text.slice(Math.max(ls, pos - 200), pos);
   return HAS_WORD.test(same) ? same : previousLine(text, ls);
+}
+
+/**
+ * Whether the lead-in of a link at `pos` is the previous line and the link before (ending at
+ * `previousLinkEnd`) is on it: "If it wasn't you, <secure your account>." is that link's safety
+ * exit, not the button below it.
+ */
+export function leadHoldsLink(text: string, pos: number, previousLinkEnd: number | undefined): boolean {
+  const ls = lineStart(text, pos);
+  return previousLinkEnd !== undefined && !HAS_WORD.test(text.slice(Math.max(ls, pos - 200), pos)) && previousLinkEnd > previousLineStart(text, ls);
 }
 
 /** The rest of the sentence after a link (same line, at most 120 characters). */
@@ -93,7 +104,7 @@ export function textLinkCandidates(text: string, urls: UrlSpan[]): LinkCandidate
     const anchor = sentence.replace(/^.*\[([^\]]+)\]$/, '$1');
     // A list marker ("1. Reset your password: URL") is no lead-in: the line above is.
     const lead = HAS_LETTER.test(before) || labelLineStart <= 0 ? before : sentenceAbove(text, labelLineStart);
-    out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, u.start - 300), u.start), trail: trailAfter(text, u.end), extra: '', button: false });
+    out.push({ url: u.url, anchor, lead, wide: text.slice(Math.max(0, u.start - 300), u.start), trail: trailAfter(text, u.end), extra: '', button: false, quoted: text.startsWith('>', ls) });
   }
   return out;
 }

@@ -51,6 +51,7 @@ const JOINS = [
   'aceitar', 'juntar se', 'entrar na equipa', 'entrar na equipe', 'accetta', 'accettare', 'unisciti', 'dołącz', 'dolacz',
   'akceptuj', 'przyjmij', 'přijmout', 'připojit se', 'deelnemen', 'accepteren', 'aannemen', 'gå med', 'liity', 'csatlakozz',
   'katıl', 'присоединиться', 'присоединяйтесь', 'принять', 'приєднатися', '参加する', '参加', '加入', '接受', '참여', '수락', '합류',
+  'הצטרפות', 'הצטרף', 'הצטרפו', 'להצטרף', 'انضم', 'انضمام', 'الانضمام',
 ];
 /** Words that say the mail invites the reader somewhere: to an account, team or workspace, unless to a MEETING. */
 export const INVITATION = 16;
@@ -61,6 +62,7 @@ const INVITATIONS = [
   'ti ha invitato', 'invitato', 'uitnodiging', 'nodigt je uit', 'heeft je uitgenodigd', 'zaproszenie', 'zaprasza',
   'zaprosił', 'zaprosiła', 'pozvánka', 'pozval', 'pozvala', 'inbjudan', 'invitasjon', 'kutsu', 'meghívó', 'davet',
   'приглашение', 'пригласил', 'пригласила', 'приглашает', 'запрошення', '招待', '邀请', '邀請', '초대',
+  'הזמנה', 'הזמין אותך', 'הזמינה אותך', 'מזמין אותך', 'دعوة', 'دعاك', 'يدعوك',
 ];
 /**
  * A confirmation mail promised for later ("you'll receive a confirmation email", "确认邮件"): a noun
@@ -96,7 +98,8 @@ const TEAMS = [
   'organización', 'equipe', 'equipa', 'espaço de trabalho', 'organização', 'squadra', 'area di lavoro',
   'organizzazione', 'werkruimte', 'organisatie', 'zespół', 'zespołu', 'organizacja', 'organizacji', 'obszar roboczy', 'tým',
   'команд*', 'рабочее пространство', 'организаци*', 'チーム', 'ワークスペース', '組織', '团队', '團隊', '工作区',
-  '工作區', '组织', '팀', '워크스페이스', '조직',
+  '工作區', '组织', '팀', '워크스페이스', '조직', 'צוות', 'לצוות', 'סביבת עבודה', 'ארגון', 'فريق', 'الفريق',
+  'مساحة العمل', 'منظمة',
 ];
 const ALLOWS = ['allow', 'yes allow', 'allow sign in', 'allow login', 'zulassen', 'autoriser', 'permitir', 'consenti'];
 

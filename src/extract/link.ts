@@ -54,6 +54,10 @@ export interface LinkCandidate {
   extra: string;
   /** Drawn as a button (background, padding or border on the link or its cell). */
   button: boolean;
+  /** In quoted text of a reply (a plain-text line that starts with ">"): an older mail's link. */
+  quoted?: boolean;
+  /** The lead-in is the line above, which holds another link: its negation is that link's. */
+  leadHoldsLink?: boolean;
 }
 
 /** What the mail as a whole says, computed once per mail. */
@@ -267,7 +271,7 @@ const quote = (s: string): string => `"${s.length > 40 ? `${s.slice(0, 39)}…` 
 export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   const { anchor: anchorHits, lead: leadHits, wide: wideHits, trail: trailHits } = hitsOf(c);
   // A link offered to someone who "didn't request this" is a safety exit, whatever it says.
-  if (negated(anchorHits) || leadNegated(c.lead, leadHits) || negated(trailHits)) return { reject: 'safety' };
+  if (negated(anchorHits) || (!c.leadHoldsLink && leadNegated(c.lead, leadHits)) || negated(trailHits)) return { reject: 'safety' };
 
   // A click tracker that carries its target is judged by the target; one that hides it says nothing.
   const { host, rest } = targetParts(c.url);
@@ -419,7 +423,7 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
 /** The link's own words refuse it: a safety exit or another kind of link ("Unsubscribe", "Not me"). */
 export function refusedByWords(c: LinkCandidate): boolean {
   const h = hitsOf(c);
-  return negated(h.anchor) || leadNegated(c.lead, h.lead) || negated(h.trail) || anchorNamesOther(h.anchor);
+  return negated(h.anchor) || (!c.leadHoldsLink && leadNegated(c.lead, h.lead)) || negated(h.trail) || anchorNamesOther(h.anchor);
 }
 
 /** Whether any link manages a mailing list (unsubscribe, preferences): the mark of bulk mail. */
@@ -433,10 +437,12 @@ export function pickLink(candidates: LinkCandidate[], mail: MailSignals): LinkPi
   const verdicts = list.map((c) => scoreLink(c, mail));
   let best = -1;
   let bestScore = -Infinity;
+  // A link of the mail's own words comes before one quoted from an older mail, whatever the scores.
+  const rank = (i: number) => (list[i]!.quoted ? -1000 : 0);
   verdicts.forEach((v, i) => {
-    if ('score' in v && v.score > bestScore) {
+    if ('score' in v && v.score + rank(i) > bestScore) {
       best = i;
-      bestScore = v.score;
+      bestScore = v.score + rank(i);
     }
   });
   if (best !== -1) {
