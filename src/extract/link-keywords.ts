@@ -496,6 +496,20 @@ export const URL_ACTION = new RegExp([
 /** URL stems of joining or accepting an invitation: the act's URL in a mail that invites the reader. */
 export const URL_JOIN = /invit|convite|einladung|uitnodig|zaprosz|pozvan|\/join\b|join[-_]|accept|dolacz|beitreten|rejoindre/;
 /** URL stems that corroborate a sign-in anchor (a magic link, not a login page behind a tracker). */
+/**
+ * Words that say a code or link no longer works ("604211 no longer works", "(expired) <URL>"), in
+ * the text right after a code or around a link. A condition before them ("before it has expired",
+ * "if it expired") leaves the code alone: `voided()` checks that.
+ */
+const VOID = /no longer (?:works?|valid|active|be used)|(?:has|have|had) (?:expired|been used|been cancell?ed|been replaced|been switched off)|\b(?:is|was) (?:expired|invalid|cancell?ed|replaced)|\b(?:expired|superseded|invalidated|deactivated|cancell?ed)\b|nicht mehr gültig|ungültig|abgelaufen|n'est plus valide|a expiré|\bexpiré|ya no es válido|ha caducado|\bcaducad[oa]|\bexpirad[oa]|não é mais válid|non è più valid|\bscadut[oa]|niet meer geldig|\bverlopen|wygasł|nieważn|neplatn|истек|истёк|недействител|geçersiz|süresi doldu|ogiltig|ikke lenger gyldig|ikke længere gyldig|無効|失效|已过期|已過期|만료된/i;
+const CONDITION = /\b(?:before|until|unless|if|when|after|once|bevor|bis|wenn|falls|avant|si|quand|antes|hasta|cuando|prima|finché|voor|tot|als|przed|zanim|jeśli|до|если)\b/i;
+
+/** Does `text` (what follows a code, or a link's own words) say it no longer works? */
+export function voided(text: string): boolean {
+  const m = VOID.exec(text);
+  return m !== null && !CONDITION.test(text.slice(0, m.index));
+}
+
 export const URL_SIGN_IN = /magic|magique|magico|mágico|login|log-in|signin|sign-in|sign_in|auth|token=|otp|passwordless|inlog|anmeld|zaloguj|logind|kirjaudu|prihlas|giris|dang-nhap/;
 /**
  * Identity-provider action links: the URL alone says what it does, so no word next to it is needed

@@ -35,7 +35,7 @@
 // link expires within hours or works once), delivers no code and is no bulk mail, the one tokenised
 // call-to-action (or the one button among them) that is neither a
 // footer, social, legal nor safety link is the verification link (languages the tables lack).
-import { ACTION, ALLOW, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, INVITATION, JOIN, LIST, linkKeywords, MEETING, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, TEAM, URL_ACTION, URL_JOIN, URL_LIST, URL_OBJECT, URL_SIGN_IN } from './link-keywords.js';
+import { ACTION, ALLOW, ALTERNATIVE, CLICK, CODE_NOUN, EXPIRY, IDP_ACTION, IF, INVITATION, JOIN, LIST, linkKeywords, MEETING, NEGATION, NEUTRALIZER, OBJECT, OTHER, SIGN_IN, SOCIAL_HOST, TEAM, URL_ACTION, URL_JOIN, URL_LIST, URL_OBJECT, URL_SIGN_IN, voided } from './link-keywords.js';
 import type { Hit } from './keywords.js';
 import { hasToken, opaqueTracker, pathOf, shortTokenAfterAction, targetOf, targetParts, urlNamesOther } from './link-url.js';
 
@@ -272,6 +272,8 @@ export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
   const { anchor: anchorHits, lead: leadHits, wide: wideHits, trail: trailHits } = hitsOf(c);
   // A link offered to someone who "didn't request this" is a safety exit, whatever it says.
   if (negated(anchorHits) || (!c.leadHoldsLink && leadNegated(c.lead, leadHits)) || negated(trailHits)) return { reject: 'safety' };
+  // "(no longer works) <URL>", "<old link> (expired)": a link the mail says is void.
+  if (voided(c.anchor) || voided(c.trail)) return { reject: 'weak' };
 
   // A click tracker that carries its target is judged by the target; one that hides it says nothing.
   const { host, rest } = targetParts(c.url);

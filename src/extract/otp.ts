@@ -26,7 +26,7 @@
 // The best candidate scoring at least 5 is the code; ties go to the earliest. All work is bounded:
 // at most MAX_CANDIDATES per part and fixed-size windows around each one.
 import { CODE_WORD, ENTER, type Hit, MEETING, NUMBER_LABEL, otpKeywords } from './keywords.js';
-import { ACTION, CLICK, linkKeywords, SIGN_IN } from './link-keywords.js';
+import { ACTION, CLICK, linkKeywords, SIGN_IN, voided } from './link-keywords.js';
 import { type Candidate, findCandidates } from './otp-candidates.js';
 import { lineEnd, lineStart, nextLineEnd, previousLineStart } from './text-prep.js';
 
@@ -237,6 +237,8 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
   // "Use code 7741 at checkout for 20% off": a promotion, unless the sentence is about signing in
   // or verifying.
   if (PROMOTION.test(text.slice(c.end, sentenceEnd)) && !linkKeywords.find(text, from, sentenceEnd).some((h) => h.kind === ACTION || h.kind === SIGN_IN)) return null;
+  // "You asked for a new code, so 604211 no longer works": a code the mail says is void.
+  if (voided(text.slice(c.end, Math.min(sentenceEnd, c.end + 60)))) return null;
   let after = 0;
   if (codeAfter && !numberBetween(text, c.end, codeAfter.start, afterHits)) {
     after = codeAfter.start - c.end <= 40 ? 5 : 4;
