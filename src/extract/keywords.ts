@@ -382,7 +382,7 @@ const NUMBER_LABELS = [
   'mã khách hàng', 'mã bưu chính', 'mã bưu điện', 'mã đơn hàng', 'đơn hàng', 'id pelanggan', 'nomor pesanan',
   'npwp', 'kode pos', 'pesanan', 'rendelésszám', 'ügyfélszám', 'adószám', 'irányítószám', 'număr comandă',
   'cod poștal', 'comanda', 'номер замовлення', 'numero ordine', 'partita iva',
-  'cod client', 'cod abonat', 'cod loc de consum', 'cod loc consum', 'cod fiscal', 'cod de identificare fiscală',
+  'код плательщика', 'код абонента', 'код потребителя', 'cod client', 'cod abonat', 'cod loc de consum', 'cod loc consum', 'cod fiscal', 'cod de identificare fiscală',
   'mã giao dịch', 'mã gd', 'mã tham chiếu', 'registrikood', 'isikukood', 'viitenumber', 'klienta kods',
   'kliento kodas', 'įmonės kodas', 'asmens kodas', 'pasta indekss', 'pašto kodas', 'poštanski broj',
   'poštna številka',

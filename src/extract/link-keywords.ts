@@ -357,6 +357,10 @@ const OTHERS = [
   'agenda', 'webinar', 'rsvp', 'your seat', 'register now', 'appointment', 'reservation', 'booking', 'payment',
   'delivery', 'delivery address', 'shipping address', 'billing address', 'attendance', 'lieferadresse', 'termin',
   'adresse de livraison', 'rendez vous', 'dirección de envío', 'endereço de entrega', 'cita', 'consulta',
+  // Tickets, meter readings and offers: confirming or activating one is not verifying anything
+  'ticket', 'tickets', 'authenticity', 'barcode', 'meter reading', 'meter readings', 'offer', 'your offer',
+  'rewards', 'reward', 'elektroměr*', 'odečet', 'odečtu', 'stav elektroměru', 'zählerstand', 'zählerstände',
+  'relevé de compteur', 'lectura del contador', 'lettura del contatore', 'meterstand', 'показания',
   // Delivery slots and visits of other languages: confirming one is not verifying anything
   'pristatymo', 'pristatymą', 'pristatymas', 'laiką', 'vizitą', 'vizito', 'piegādes', 'piegādi', 'vizīti', 'vizītes',
   'tarne', 'tarneaja', 'visiidi', 'vastuvõtu', 'dostava', 'dostave', 'dostavo', 'pregled', 'доставка', 'доставката',
