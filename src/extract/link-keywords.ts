@@ -521,7 +521,7 @@ export const URL_SIGN_IN = /magic|magique|magico|mágico|login|log-in|signin|sig
  * GoTrue-style `/auth/v1/verify?token=…&type=signup`, Keycloak action tokens, Kratos flows, B2C
  * invitations carrying an `id_token_hint`).
  */
-export const IDP_ACTION = /[?&]oobcode=|[?&]id_token_hint=|[?&]mode=(?:verifyemail|resetpassword|signin|recoveremail|verifyandchangeemail)|confirmuser|confirmsignup|\/auth\/v\d\/verify|action-token|login-actions\/|\/self-service\/(?:verification|recovery|login)|[?&]type=(?:signup|magiclink|recovery|invite|email_change)\b|\/magic[-_]?links?\//;
+export const IDP_ACTION = /[?&]oobcode=|[?&]id_token_hint=|[?&]mode=(?:verifyemail|resetpassword|signin|recoveremail|verifyandchangeemail)|confirmuser|confirmsignup|\/auth\/v\d\/verify|action-token|login-actions\/|\/self-service\/(?:verification|recovery)|\/self-service\/login(?!\/browser)|[?&]type=(?:signup|magiclink|recovery|invite|email_change)\b|\/magic[-_]?links?\//;
 /** URL stems naming what a verification acts on (the address, the account, a sign-in, the password). */
 export const URL_OBJECT = /mail|account|konto|compte|cuenta|conta|user|member|signup|sign-up|register|registr|subscri|optin|opt-in|password|passwort|wachtwoord|palavra-passe|login|signin|sign-in|auth|magic|session|identity|profile|device|invit|convite|einladung|uitnodig|zaprosz|pozvan|onboard|welcome|activat|aktiv|ativ|attiv|reset|verif|token=|oobcode/;
 export const URL_LIST = /unsubscribe|unsub|optout|opt-out|opt_out|preference|abmelden|desinscri|baja|afmeld|uitschrijv|abbestell/;
