@@ -357,8 +357,8 @@ const OTHERS = [
   'agenda', 'webinar', 'rsvp', 'your seat', 'register now', 'appointment', 'reservation', 'booking', 'payment',
   'delivery', 'delivery address', 'shipping address', 'billing address', 'attendance', 'lieferadresse', 'termin',
   'adresse de livraison', 'rendez vous', 'dirección de envío', 'endereço de entrega', 'cita', 'consulta',
-  // Tickets, meter readings and offers: confirming or activating one is not verifying anything
-  'ticket', 'tickets', 'authenticity', 'barcode', 'meter reading', 'meter readings', 'offer', 'your offer',
+  // Tickets, seats, meter readings and offers: confirming or activating one is not verifying anything
+  'my seat', 'a seat', 'seat', 'seats', 'θέση', 'θέσης', 'θέσεις', 'ticket', 'tickets', 'authenticity', 'barcode', 'meter reading', 'meter readings', 'offer', 'your offer',
   'rewards', 'reward', 'elektroměr*', 'odečet', 'odečtu', 'stav elektroměru', 'zählerstand', 'zählerstände',
   'relevé de compteur', 'lectura del contador', 'lettura del contatore', 'meterstand', 'показания',
   // Delivery slots and visits of other languages: confirming one is not verifying anything

@@ -225,7 +225,7 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
 
   // After: up to the end of the sentence for labels; a code word may sit on the next line when
   // the number stands alone ("118389\nVerification codes expire …").
-  const afterEnd = atLineEnd ? Math.max(to, nextLineEnd(text, c.end, 120)) : to;
+  const afterEnd = atLineStart && atLineEnd ? Math.max(to, nextLineEnd(text, c.end, 120)) : to;
   const afterHits = otpKeywords.find(text, c.end, Math.min(afterEnd, c.end + 120));
   // A label right after the number ("2025 Hamilton Avenue", "… is your order number") rejects it,
   // unless a code word just before already claims it; the label must sit in the same sentence.
