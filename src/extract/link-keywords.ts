@@ -230,6 +230,8 @@ const ACTIONS = [
   // Georgian and Armenian
   'დადასტურება', 'დაადასტურეთ', 'დაადასტურე', 'გააქტიურება', 'გაააქტიურეთ', 'პაროლის აღდგენა', 'հաստատել',
   'հաստատեք', 'ակտիվացնել', 'ակտիվացրեք', 'վերականգնել գաղտնաբառը',
+  'vaihda salasana', 'vaihda salasanasi', 'aseta salasana', 'nollaa salasana', 'freigeben', 'anmeldung freigeben',
+  'primeiro acesso', 'criar chave de acesso', 'criar a chave de acesso', 'criar senha', 'criar a sua senha',
   // European Portuguese (palavra-passe, not senha)
   'definir palavra-passe', 'defina a sua palavra-passe', 'nova palavra-passe', 'redefinir palavra-passe', 'redefinir a palavra-passe',
   // Magic links named as such
@@ -371,7 +373,7 @@ const OTHERS = [
   'pemesanan', 'бронирование', 'бронирования', 'бронь', 'κράτηση', 'κράτησης', 'κράτησή',
   // German
   'abmelden', 'datenschutz', 'datenschutzerklärung', 'impressum',
-  'hilfe', 'kontakt', 'agb', 'einstellungen', 'im browser', 'online ansehen', 'sendung verfolgen', 'bestellung',
+  'hilfe', 'kontakt', 'agb', 'einstellungen', 'im browser ansehen', 'im browser anzeigen', 'im browser öffnen', 'im browser lesen', 'online ansehen', 'sendung verfolgen', 'bestellung',
   'konto sperren',
   // Dutch
   'in je browser', 'in uw browser', 'bekijk online', 'klantenservice',
@@ -493,7 +495,7 @@ export const URL_ACTION = new RegExp([
   'password', 'passwort', 'wachtwoord', 'palavra-passe', 'passwd', 'token=', 'oobcode=', 'ticket=', 'action-token',
   // A parameter named key (not sharedKey=, apiKey=): the act's own key.
   '[?&]key=', 'otp', 'passwordless', 'register/complete', 'registration/complete', 'signup/complete', 'recover_account', 'recover-account', 'recoveraccount', 'account/recover',
-  'unlock', 'entsperr', 'debloqu', 'desbloque', 'sblocc', 'ontgrendel', 'odblok',
+  'unlock', 'entsperr', 'debloqu', 'desbloque', 'sblocc', 'ontgrendel', 'odblok', 'freigeb',
   'kinnita', 'apstiprin', 'patvirtin', 'aktyvuo', 'aktyvin', 'potrdi', 'aktivir', 'aktivizet', 'sahkan', 'thibitisha',
   'kumpirm',
 ].join('|'));

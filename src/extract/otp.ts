@@ -88,7 +88,7 @@ function sharedSecret(text: string, hit: Hit): boolean {
  * the patient portal", "code to approve this payment", "code pour votre espace adhérent", "code at
  * the prompt in your terminal", "code into the waiting terminal prompt").
  */
-const PURPOSE = /^[^.!?。！？]{0,40}?(?:^|[^\p{L}])(?:for|to|in|into|at|on|pour|dans|für|zum|zur|im|in|para|en|per|voor|dla|do|för|til|için|для|в|на)(?:[^\p{L}]|$)/iu;
+const PURPOSE = /^[^.!?。！？]{0,40}?(?:^|[^\p{L}])(?:for|to|in|into|at|on|pour|dans|à|au|aux|für|zum|zur|zu|im|in|para|en|al|ao|na|no|per|nel|nella|alla|voor|dla|do|för|til|için|для|в|на)(?:[^\p{L}]|$)/iu;
 /** Labels that always name a number: a phone, a card, "ending in". */
 const NUMBER_NOUN = /end|phone|tel|fax|card|karte|carte|tarjeta|number|nummer|numéro|número|numero|\bno\b|nr|zip|post|plz|cep|телефон|карт|номер|оканч|電話|电话|番号|号码|號碼|번호|전화/i;
 /** Nothing but punctuation or "number" between a label and its number ("Order number: 4821"). */
