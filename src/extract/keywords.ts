@@ -326,7 +326,7 @@ const NUMBER_LABELS = [
   'promotional code', 'discount code', 'coupon', 'coupon code', 'voucher', 'voucher code', 'gift card',
   'gift code', 'referral code', 'invite code', 'invitation code', 'beta code', 'access code for the event', 'claim', 'policy', 'patient', 'employee', 'student', 'license', 'vat',
   'ssn', 'ext', 'extension', 'barcode', 'qr code', 'qrcode', 'error code', 'status code', 'country code',
-  'product code', 'item code', 'source code', 'shortcode', 'encode', 'decode', 'unicode', 'opcode',
+  'product code', 'item code', 'source code', 'shortcode', 'short code', 'sms short code', 'encode', 'decode', 'unicode', 'opcode',
   'total', 'subtotal', 'amount', 'balance', 'price', 'payment', 'merchant', 'transaction', 'txn', 'no', 'nr',
   'n°', 'nº', 'no.', 'nr.', 'dial', 'registration number', 'booking code', 'reservation code', 'ticket code',
   'event code', 'class code', 'course code', 'tax code', 'code review', 'code reviews', 'code base', 'codebase',

@@ -114,6 +114,7 @@ const PART_NAMES = ['the subject', 'the HTML body', 'the text body'];
 
 const MIN_SCORE = 5;
 const PUNCT_ONLY = /^[\s\p{P}\p{S}]*$/u;
+const CODE_PREFIX = /^\s*[A-Z]{1,4}[-\u2010\u2011]$/;
 const POSTAL_CITY = /^,? ?(?:г\.|[A-ZÄÖÜÀ-ÞА-ЯЁ][a-zäöüßà-ÿа-яё]{2,}(?:[ ,\n]|$))/;
 /** What follows a promotion code in its sentence ("at checkout" alone does not: payment codes say it too). */
 export const PROMOTION = /% off|\d ?% |discount|off your (?:next |first )?(?:order|purchase)|free (?:shipping|delivery)|promo|coupon|rabatt|réduction|descuento|desconto|sconto|korting|скидк|frakt|versandkostenfrei|livraison offerte|envío gratis|frete grátis|gratis verzending/i;
@@ -168,7 +169,8 @@ function scoreCandidate(part: OtpPart, c: Candidate, meetingDoc: boolean): Score
   const ls = lineStart(text, c.start);
   const le = lineEnd(text, c.end);
   const from = Math.max(ls, c.start - 160);
-  const atLineStart = from === ls && PUNCT_ONLY.test(text.slice(ls, c.start));
+  // A short capital prefix ("FL-508231" alone on its line) still starts the line with the code.
+  const atLineStart = from === ls && (PUNCT_ONLY.test(text.slice(ls, c.start)) || CODE_PREFIX.test(text.slice(ls, c.start)));
   const to = Math.min(le, c.end + 60);
   const atLineEnd = to === le && PUNCT_ONLY.test(text.slice(c.end, le));
   let score = 0;
