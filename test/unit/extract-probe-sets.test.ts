@@ -16,7 +16,7 @@ interface Label {
 
 const root = fileURLToPath(new URL('../fixtures/otp-probes/', import.meta.url));
 
-for (const set of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r', 's', 't', 'u']) {
+for (const set of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r', 's', 't', 'u', 'v']) {
   const dir = `${root}${set}/`;
   const labels = JSON.parse(readFileSync(`${dir}labels.json`, 'utf8')) as Record<string, Label>;
   const files = readdirSync(dir).filter((f) => f.endsWith('.eml')).sort();
