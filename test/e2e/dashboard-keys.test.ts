@@ -29,6 +29,8 @@ test('dashboard keys - create a read-only key for one inbox, see its secret once
   const { page, errors, close } = await openPage(browser, svc.baseUrl);
   await signIn(page, svc.baseUrl, account.api_key, '/dashboard/account');
   await page.waitForSelector('#key-form');
+  // The list fills in after the form appears (its own request): wait for its text, not a guess.
+  await page.locator('#key-list', { hasText: /No scoped keys yet/ }).waitFor();
   t.regex(await page.textContent('#key-list') ?? '', /No scoped keys yet/);
 
   await page.fill('#key-name', 'CI <job>');
