@@ -3,7 +3,7 @@
 import { htmlToText } from './html-to-text.js';
 import { CODE_WORD, MEETING, otpKeywords } from './keywords.js';
 import { isBulk, type LinkCandidate, mailWords, type MailSignals, MAX_LINKS, pickLink, refusedByWords } from './link.js';
-import { isWebUrl, leadBefore, leadHoldsLink, textLinkCandidates, trailAfter } from './link-candidates.js';
+import { isWebUrl, leadBefore, textLinkCandidates, trailAfter } from './link-candidates.js';
 import { type OtpPart, pickOtp, PROMOTION } from './otp.js';
 import { cleanText, findUrls, foldDigits, maskUrlsAndEmails, SUBJECT_CAP, type UrlSpan } from './text-prep.js';
 
@@ -103,11 +103,12 @@ export function explain(input: ExtractInput): Extraction & ExtractionReasons {
       if (htmlCandidates.length >= MAX_LINKS) break;
       if (!isWebUrl(l.href)) continue;
       const anchor = htmlText.slice(l.start, l.end).trim() || l.alt.trim();
+      const { lead, leadHoldsLink } = leadBefore(htmlText, l.start, links[i - 1]?.end);
       htmlCandidates.push({
         url: l.href,
         anchor,
-        lead: leadBefore(htmlText, l.start),
-        leadHoldsLink: leadHoldsLink(htmlText, l.start, links[i - 1]?.end),
+        lead,
+        leadHoldsLink,
         wide: htmlText.slice(Math.max(0, l.start - 300), l.start),
         // Up to the next link: "Yes, it was me" beside "No, it wasn't me" is not followed by a negation.
         trail: trailAfter(htmlText, l.end, links[i + 1]?.start),

@@ -254,8 +254,8 @@ const ENTER_WORDS = [
 const MEETING_WORDS = [
   // Baltic, South Slavic, Central European and Nordic words for a meeting
   'koosolek', 'koosoleku', 'sanāksme', 'sapulce', 'susitikimas', 'susitikimo', 'sestanek', 'sestanka', 'sastanak',
-  'sastanka', 'састанак', 'среща', 'srečanje', 'schůzka', 'schůzky', 'stretnutie', 'stretnutia', 'kokous',
-  'møde', 'möte', 'møte', 'toplantı', 'ședință', 'ședința', 'értekezlet', 'megbeszélés', 'mkutano',
+  'sastanka', 'састанак', 'среща', 'srečanje', 'schůzky', 'stretnutie', 'stretnutia', 'ședință', 'ședința',
+  'értekezlet', 'megbeszélés', 'mkutano',
   'meeting', 'meeting id', 'webinar', 'dial in', 'conference id', 'join zoom', 'zoom meeting', 'teams meeting',
   'besprechung', 'besprechungs id', 'konferenz', 'réunion', 'reunión', 'reunião', 'videollamada', 'videochamada',
   'videochiamata', 'appel vidéo', 'встреча', 'видеовстреч*', 'видеозвон*', 'конференция',
@@ -290,7 +290,7 @@ const CODE_WORDS = [
   // Persian and Urdu ("رمز پویا", the dynamic password of Iranian card payments; Urdu "کوڈ")
   'رمز پویا', 'رمز یکبار مصرف', 'کد تأیید', 'کد تایید', 'کد', 'کوڈ', 'تصدیقی کوڈ', 'او ٹی پی',
   // Baltic, South Slavic, Bulgarian, Swahili, Filipino, Malay
-  'kood', 'koodi', 'koodiga', '*kood', 'kods', 'kodu', '*kods', 'kodas', 'kodą', 'kodo', '*kodas', 'koda', 'kodo',
+  'kood', 'koodi', 'koodiga', '*kood', 'kods', '*kods', 'kodas', 'kodą', 'kodo', '*kodas', 'koda',
   'šifra', 'šifru', 'шифра', 'шифру', 'msimbo', 'nambari ya siri', 'nambari ya uthibitisho', 'uthibitisho', 'nenosiri la mara moja',
   'kodigo', 'kowd', 'kod pengesahan', 'kod keselamatan', 'kod sekali guna',
   // Georgian and Armenian

@@ -55,21 +55,18 @@ const HAS_LETTER = /\p{L}/u;
 /** Opening brackets and quotes that may stand between a label and its URL: "( URL )", "「URL」", "« URL »". */
 const OPENERS = /[\s(<\[:：«»„“"'「『【（-]+$/u;
 
-/** Text before `pos` on its line; the previous visible line instead when that holds no words. */
-export function leadBefore(text: string, pos: number): string {
+/**
+ * The lead-in of a link at `pos`: the text before it on its line, or the previous visible line when
+ * that holds no words; `leadHoldsLink` when that line holds the link before (ending at
+ * `previousLinkEnd`): "If it wasn't you, <secure your account>." is that link's safety exit, not
+ * the button below it.
+ */
+export function leadBefore(text: string, pos: number, previousLinkEnd = -1): { lead: string; leadHoldsLink: boolean } {
   const ls = lineStart(text, pos);
   const same = text.slice(Math.max(ls, pos - 200), pos);
-  return HAS_WORD.test(same) ? same : previousLine(text, ls);
-}
-
-/**
- * Whether the lead-in of a link at `pos` is the previous line and the link before (ending at
- * `previousLinkEnd`) is on it: "If it wasn't you, <secure your account>." is that link's safety
- * exit, not the button below it.
- */
-export function leadHoldsLink(text: string, pos: number, previousLinkEnd: number | undefined): boolean {
-  const ls = lineStart(text, pos);
-  return previousLinkEnd !== undefined && !HAS_WORD.test(text.slice(Math.max(ls, pos - 200), pos)) && previousLinkEnd > previousLineStart(text, ls);
+  if (HAS_WORD.test(same)) return { lead: same, leadHoldsLink: false };
+  const prev = previousLineStart(text, ls);
+  return { lead: prev === -1 ? '' : text.slice(Math.max(prev, ls - 200), ls), leadHoldsLink: previousLinkEnd > prev };
 }
 
 /** The rest of the sentence after a link (same line, at most 120 characters). */

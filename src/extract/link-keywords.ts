@@ -94,7 +94,7 @@ const MEETINGS = [
 export const TEAM = 18;
 const TEAMS = [
   'team', 'workspace', 'organization', 'organisation', 'org', 'project', 'company', 'tenant',
-  'arbeitsbereich', 'organisation', 'équipe', 'espace de travail', 'equipo', 'espacio de trabajo',
+  'arbeitsbereich', 'équipe', 'espace de travail', 'equipo', 'espacio de trabajo',
   'organización', 'equipe', 'equipa', 'espaço de trabalho', 'organização', 'squadra', 'area di lavoro',
   'organizzazione', 'werkruimte', 'organisatie', 'zespół', 'zespołu', 'organizacja', 'organizacji', 'obszar roboczy', 'tým',
   'команд*', 'рабочее пространство', 'организаци*', 'チーム', 'ワークスペース', '組織', '团队', '團隊', '工作区',
@@ -224,13 +224,13 @@ const ACTIONS = [
   // Estonian, Latvian, Lithuanian, Slovene, Croatian/Serbian, Bulgarian, Romanian, Malay, Swahili, Filipino
   'kinnita*', 'kinnitan*', 'aktiveeri*', 'lähtesta*', 'apstiprin*', 'aktivizē*', 'aktivizet*', 'atiestatīt*',
   'patvirtin*', 'aktyvuo*', 'aktyvin*', 'atkurti slaptažodį', 'potrdi*', 'aktiviraj*', 'ponastavi*', 'potvrdi*',
-  'aktiviraj', 'resetuj*', 'потвърд*', 'активирай*', 'активиране', 'нулиране', 'потврди*', 'активирај*',
-  'confirmă*', 'confirma adresa', 'activează*', 'resetează*', 'sahkan*', 'aktifkan', 'sahkan e-mel',
+  'resetuj*', 'потвърд*', 'активирай*', 'активиране', 'нулиране', 'потврди*', 'активирај*',
+  'confirmă*', 'confirma adresa', 'activează*', 'resetează*', 'sahkan*', 'sahkan e-mel',
   'set semula', 'thibitisha*', 'washa akaunti', 'kumpirmahin', 'i-verify', 'i-activate', 'i-confirm',
   // Georgian and Armenian
   'დადასტურება', 'დაადასტურეთ', 'დაადასტურე', 'გააქტიურება', 'გაააქტიურეთ', 'პაროლის აღდგენა', 'հաստատել',
   'հաստատեք', 'ակտիվացնել', 'ակտիվացրեք', 'վերականգնել գաղտնաբառը',
-  'vaihda salasana', 'vaihda salasanasi', 'aseta salasana', 'nollaa salasana', 'freigeben', 'anmeldung freigeben',
+  'vaihda salasana', 'vaihda salasanasi', 'aseta salasana', 'nollaa salasana', 'anmeldung freigeben',
   'primeiro acesso', 'criar chave de acesso', 'criar a chave de acesso', 'criar senha', 'criar a sua senha',
   // European Portuguese (palavra-passe, not senha)
   'definir palavra-passe', 'defina a sua palavra-passe', 'nova palavra-passe', 'redefinir palavra-passe', 'redefinir a palavra-passe',

@@ -90,6 +90,8 @@ export interface LinkPick {
 }
 
 const MIN_SCORE = 4;
+/** More than any score spans: a quoted link ranks below every link of the mail's own words. */
+const QUOTED_BELOW = 1000;
 /** Links looked at per part: real mail has a few dozen; the rest of a hostile one is skipped. */
 export const MAX_LINKS = 300;
 
@@ -269,9 +271,9 @@ const quote = (s: string): string => `"${s.length > 40 ? `${s.slice(0, 39)}…` 
 
 /** Score one candidate. */
 export function scoreLink(c: LinkCandidate, mail: MailSignals): Verdict {
-  const { anchor: anchorHits, lead: leadHits, wide: wideHits, trail: trailHits } = hitsOf(c);
-  // A link offered to someone who "didn't request this" is a safety exit, whatever it says.
-  if (negated(anchorHits) || (!c.leadHoldsLink && leadNegated(c.lead, leadHits)) || negated(trailHits)) return { reject: 'safety' };
+  const hits = hitsOf(c);
+  const { anchor: anchorHits, lead: leadHits, wide: wideHits, trail: trailHits } = hits;
+  if (safetyExit(c, hits)) return { reject: 'safety' };
   // "(no longer works) <URL>", "<old link> (expired)": a link the mail says is void.
   if (voided(c.anchor) || voided(c.trail)) return { reject: 'weak' };
 
@@ -422,10 +424,18 @@ function soleCallToAction(candidates: LinkCandidate[], verdicts: Verdict[], mail
   return buttons.length === 1 ? buttons[0]! : null;
 }
 
+/**
+ * A link offered to someone who "didn't request this" is a safety exit, whatever it says: its
+ * anchor, its lead-in (unless that line is another link's) or the words after it say so.
+ */
+function safetyExit(c: LinkCandidate, h: CandidateHits): boolean {
+  return negated(h.anchor) || (!c.leadHoldsLink && leadNegated(c.lead, h.lead)) || negated(h.trail);
+}
+
 /** The link's own words refuse it: a safety exit or another kind of link ("Unsubscribe", "Not me"). */
 export function refusedByWords(c: LinkCandidate): boolean {
   const h = hitsOf(c);
-  return negated(h.anchor) || (!c.leadHoldsLink && leadNegated(c.lead, h.lead)) || negated(h.trail) || anchorNamesOther(h.anchor);
+  return safetyExit(c, h) || anchorNamesOther(h.anchor);
 }
 
 /** Whether any link manages a mailing list (unsubscribe, preferences): the mark of bulk mail. */
@@ -439,12 +449,13 @@ export function pickLink(candidates: LinkCandidate[], mail: MailSignals): LinkPi
   const verdicts = list.map((c) => scoreLink(c, mail));
   let best = -1;
   let bestScore = -Infinity;
-  // A link of the mail's own words comes before one quoted from an older mail, whatever the scores.
-  const rank = (i: number) => (list[i]!.quoted ? -1000 : 0);
   verdicts.forEach((v, i) => {
-    if ('score' in v && v.score + rank(i) > bestScore) {
+    if (!('score' in v)) return;
+    // A link of the mail's own words comes before one quoted from an older mail, whatever the scores.
+    const score = list[i]!.quoted ? v.score - QUOTED_BELOW : v.score;
+    if (score > bestScore) {
       best = i;
-      bestScore = v.score + rank(i);
+      bestScore = score;
     }
   });
   if (best !== -1) {

@@ -11,9 +11,10 @@ export const SUBJECT_CAP = 2048;
 export const INVISIBLE = /[\u00AD\u034F\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
 // Horizontal white space of every width (NBSP, thin, narrow, ideographic) reads as one space.
 const HSPACE = /[ \t\f\v\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]+/g;
-/** Digits of other scripts a code may be shown in: full-width, Arabic-Indic, Persian, Devanagari. */
-const OTHER_DIGIT = /[\uFF10-\uFF19\u0660-\u0669\u06F0-\u06F9\u0966-\u096F]/g;
-const DIGIT_ZERO: [from: number, zero: number][] = [[0xff10, 0xff19], [0x0660, 0x0669], [0x06f0, 0x06f9], [0x0966, 0x096f]];
+/** The zero of each script whose digits a code may be shown in: full-width, Arabic-Indic, Persian, Devanagari. */
+const DIGIT_ZEROS = [0xff10, 0x0660, 0x06f0, 0x0966];
+const hex = (c: number): string => `\\u${c.toString(16).padStart(4, '0')}`;
+const OTHER_DIGIT = new RegExp(`[${DIGIT_ZEROS.map((z) => `${hex(z)}-${hex(z + 9)}`).join('')}]`, 'g');
 
 /**
  * Normalise a plain-text part: cap it, drop invisibles, map other scripts' digits to ASCII, turn CRLF
@@ -35,8 +36,7 @@ export function cleanText(raw: string, cap = PART_CAP): string {
 export function foldDigits(s: string): string {
   return s.replace(OTHER_DIGIT, (d) => {
     const c = d.charCodeAt(0);
-    const zero = DIGIT_ZERO.find(([from, to]) => c >= from && c <= to)![0];
-    return String.fromCharCode(c - zero + 48);
+    return String.fromCharCode(c - DIGIT_ZEROS.find((z) => c >= z && c <= z + 9)! + 48);
   });
 }
 

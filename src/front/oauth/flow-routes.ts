@@ -149,12 +149,13 @@ export function flowRoutes(router: Router, deps: Deps, cors: Cors, fetcher: Clie
       sendOAuthError(ex, err);
     }
   };
+  const token = answered((ex) => tokenRoute(deps, ex));
   router
     .add('get', '/authorize', answered((ex) => authorize(deps, fetcher, perIp, ex)))
     .add('post', '/authorize', answered((ex) => decide(deps, fetcher, perIp, ex)), FORM_MAX_BYTES)
     .add('post', '/token', (ex) => {
       cors.apply(ex);
-      return answered((e) => tokenRoute(deps, e))(ex);
+      return token(ex);
     }, FORM_MAX_BYTES)
     .add('options', '/token', (ex) => cors.preflight(ex))
     // RFC 7591: open registration of public clients (registration.ts), counted per client IP.
